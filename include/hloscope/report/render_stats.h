@@ -1,0 +1,18 @@
+// Rendering `hloscope stats` as text or JSON.
+#ifndef HLOSCOPE_REPORT_RENDER_STATS_H_
+#define HLOSCOPE_REPORT_RENDER_STATS_H_
+
+#include <ostream>
+#include <vector>
+
+#include "hloscope/analysis/module_stats.h"
+#include "hloscope/report/format.h"
+
+namespace hloscope {
+
+void RenderStats(const std::vector<ModuleStats>& modules, OutputFormat format,
+                 std::ostream& out);
+
+}  // namespace hloscope
+
+#endif  // HLOSCOPE_REPORT_RENDER_STATS_H_

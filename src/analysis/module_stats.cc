@@ -1,0 +1,59 @@
+#include "hloscope/analysis/module_stats.h"
+
+#include <algorithm>
+#include <set>
+
+#include "hloscope/analysis/call_graph.h"
+
+namespace hloscope {
+namespace {
+
+// Bytes of all array leaves (tuple index tables excluded): what a user
+// means by "how big are my arguments".
+std::optional<int64_t> LeafBytes(const Shape& shape) {
+  if (!shape.IsTuple()) return ByteSizeOf(shape);
+  int64_t total = 0;
+  for (const Shape* e : shape.tuple_shapes) {
+    std::optional<int64_t> b = LeafBytes(*e);
+    if (!b) return std::nullopt;
+    total += *b;
+  }
+  return total;
+}
+
+}  // namespace
+
+ModuleStats ComputeModuleStats(const HloModule& module) {
+  ModuleStats stats;
+  stats.name = std::string(module.name());
+  stats.entry = std::string(module.entry_computation()->name());
+  stats.is_scheduled = module.is_scheduled();
+  stats.has_stack_frames = !module.stack_frames().empty();
+  std::set<std::string> unknown;
+  for (const HloComputation* comp : module.computations()) {
+    ++stats.computations;
+    ++stats.computations_by_role[std::string(ComputationRoleName(RoleOf(*comp)))];
+    for (const HloInstruction* instr : comp->instructions()) {
+      ++stats.instructions;
+      ++stats.instructions_by_opcode[std::string(instr->opcode_text())];
+      if (instr->opcode() == HloOpcode::kUnknown)
+        unknown.insert(std::string(instr->opcode_text()));
+    }
+  }
+  stats.unknown_opcodes.assign(unknown.begin(), unknown.end());
+  const HloComputation* entry = module.entry_computation();
+  int64_t total = 0;
+  bool known = true;
+  for (const HloInstruction* p : entry->parameters()) {
+    if (!p) continue;
+    ++stats.parameter_count;
+    std::optional<int64_t> b = LeafBytes(p->shape());
+    if (b) total += *b;
+    else known = false;
+  }
+  if (known) stats.parameter_bytes = total;
+  stats.output_bytes = LeafBytes(entry->root_instruction()->shape());
+  return stats;
+}
+
+}  // namespace hloscope

@@ -1,0 +1,26 @@
+#include "hloscope/ir/instruction.h"
+
+#include "hloscope/ir/computation.h"
+
+namespace hloscope {
+
+HloComputation* HloInstruction::called(CallRole role) const {
+  for (const CalledComputation& c : called_)
+    if (c.role == role) return c.computation;
+  return nullptr;
+}
+
+std::optional<std::string_view> HloInstruction::attribute(
+    std::string_view name) const {
+  for (const HloAttribute& a : attributes_)
+    if (a.name == name) return a.value;
+  return std::nullopt;
+}
+
+HloInstruction* HloComputation::GetInstruction(std::string_view name) const {
+  for (HloInstruction* i : instructions_)
+    if (i->name() == name) return i;
+  return nullptr;
+}
+
+}  // namespace hloscope

@@ -1,0 +1,152 @@
+#include "hloscope/ir/shape.h"
+
+#include <fmt/format.h>
+
+namespace hloscope {
+
+std::string ShapeIndexToString(const ShapeIndex& index) {
+  return fmt::format("{{{}}}", fmt::join(index, ","));
+}
+
+bool Shape::IsDynamic() const {
+  for (DimensionKind k : dimension_kinds)
+    if (k != DimensionKind::kStatic) return true;
+  return false;
+}
+
+std::optional<int64_t> Shape::ElementCount() const {
+  int64_t n = 1;
+  for (size_t i = 0; i < dimensions.size(); ++i) {
+    if (!dimension_kinds.empty() &&
+        dimension_kinds[i] == DimensionKind::kUnbounded)
+      return std::nullopt;
+    int64_t d = dimensions[i];
+    if (d < 0) return std::nullopt;
+    if (d != 0 && n > INT64_MAX / d) return std::nullopt;
+    n *= d;
+  }
+  return n;
+}
+
+const Shape* Shape::Subshape(const ShapeIndex& index) const {
+  const Shape* s = this;
+  for (int64_t i : index) {
+    if (!s->IsTuple() || i < 0 ||
+        i >= static_cast<int64_t>(s->tuple_shapes.size()))
+      return nullptr;
+    s = s->tuple_shapes[i];
+  }
+  return s;
+}
+
+int64_t Shape::LeafCount() const {
+  if (!IsTuple()) return 1;
+  int64_t n = 0;
+  for (const Shape* e : tuple_shapes) n += e->LeafCount();
+  return n;
+}
+
+std::string Shape::ToString(bool print_layout) const {
+  if (IsTuple()) {
+    std::string out = "(";
+    for (size_t i = 0; i < tuple_shapes.size(); ++i) {
+      if (i) out += ", ";
+      out += tuple_shapes[i]->ToString(print_layout);
+    }
+    return out + ")";
+  }
+  if (is_buffer)
+    return "b(" + (tuple_shapes.empty() ? std::string()
+                                        : tuple_shapes[0]->ToString(print_layout)) + ")";
+  std::string out = type_name;
+  out += '[';
+  for (size_t i = 0; i < dimensions.size(); ++i) {
+    if (i) out += ',';
+    DimensionKind k =
+        dimension_kinds.empty() ? DimensionKind::kStatic : dimension_kinds[i];
+    if (k == DimensionKind::kUnbounded) {
+      out += '?';
+      continue;
+    }
+    if (k == DimensionKind::kBounded) out += "<=";
+    out += std::to_string(dimensions[i]);
+  }
+  out += ']';
+  if (print_layout && layout) out += "{" + layout->raw + "}";
+  return out;
+}
+
+std::optional<int64_t> ByteSizeOf(const Shape& shape,
+                                  const ByteSizeOptions& options) {
+  if (shape.IsTuple())
+    return options.pointer_size * static_cast<int64_t>(shape.tuple_shapes.size());
+  if (shape.is_buffer)
+    return shape.tuple_shapes.empty() ? std::nullopt
+                                      : ByteSizeOf(*shape.tuple_shapes[0], options);
+  if (shape.element_type == PrimitiveType::kToken) return 0;
+  if (shape.element_type == PrimitiveType::kOpaque) return options.pointer_size;
+  std::optional<int64_t> elements = shape.ElementCount();
+  if (!elements) return std::nullopt;
+  int64_t packed_bits =
+      shape.layout ? shape.layout->element_size_in_bits : 0;
+  if (packed_bits > 0) return (*elements * packed_bits + 7) / 8;
+  std::optional<int> width = ByteWidth(shape.element_type);
+  if (!width && shape.element_type == PrimitiveType::kUnknown) {
+    std::optional<int> bits = GuessBitWidthFromName(shape.type_name);
+    if (bits) width = (*bits + 7) / 8;
+  }
+  if (!width) return std::nullopt;
+  if (*elements > INT64_MAX / *width) return std::nullopt;
+  return *elements * *width;
+}
+
+std::optional<int64_t> TotalByteSizeOf(const Shape& shape,
+                                       const ByteSizeOptions& options) {
+  if (!shape.IsTuple()) return ByteSizeOf(shape, options);
+  int64_t total = options.pointer_size *
+                  static_cast<int64_t>(shape.tuple_shapes.size());
+  for (const Shape* e : shape.tuple_shapes) {
+    std::optional<int64_t> b = TotalByteSizeOf(*e, options);
+    if (!b) return std::nullopt;
+    total += *b;
+  }
+  return total;
+}
+
+bool ShapesCompatible(const Shape& a, const Shape& b) {
+  if (a.IsTuple() || b.IsTuple()) {
+    if (!a.IsTuple() || !b.IsTuple() ||
+        a.tuple_shapes.size() != b.tuple_shapes.size())
+      return false;
+    for (size_t i = 0; i < a.tuple_shapes.size(); ++i)
+      if (!ShapesCompatible(*a.tuple_shapes[i], *b.tuple_shapes[i]))
+        return false;
+    return true;
+  }
+  return a.type_name == b.type_name && a.dimensions == b.dimensions;
+}
+
+bool ShapesEqualWithLayout(const Shape& a, const Shape& b) {
+  if (!ShapesCompatible(a, b)) return false;
+  if (a.IsTuple()) {
+    for (size_t i = 0; i < a.tuple_shapes.size(); ++i)
+      if (!ShapesEqualWithLayout(*a.tuple_shapes[i], *b.tuple_shapes[i]))
+        return false;
+    return true;
+  }
+  if (a.layout.has_value() != b.layout.has_value()) {
+    // A missing layout means the default (major-to-minor) one.
+    const Shape& with = a.layout ? a : b;
+    const Layout& l = *with.layout;
+    if (!l.tiles.empty() || l.element_size_in_bits || l.memory_space)
+      return false;
+    for (size_t i = 0; i < l.minor_to_major.size(); ++i)
+      if (l.minor_to_major[i] !=
+          static_cast<int64_t>(l.minor_to_major.size() - 1 - i))
+        return false;
+    return true;
+  }
+  return !a.layout || a.layout->SameLayoutAs(*b.layout);
+}
+
+}  // namespace hloscope

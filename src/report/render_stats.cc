@@ -1,0 +1,57 @@
+#include "hloscope/report/render_stats.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace hloscope {
+
+void RenderStats(const std::vector<ModuleStats>& modules, OutputFormat format,
+                 std::ostream& out) {
+  if (format == OutputFormat::kJson) {
+    nlohmann::ordered_json doc;
+    doc["schema_version"] = 1;
+    doc["modules"] = nlohmann::ordered_json::array();
+    for (const ModuleStats& m : modules) {
+      nlohmann::ordered_json j;
+      j["name"] = m.name;
+      j["entry"] = m.entry;
+      j["is_scheduled"] = m.is_scheduled;
+      j["has_stack_frames"] = m.has_stack_frames;
+      j["computations"] = m.computations;
+      j["instructions"] = m.instructions;
+      j["computations_by_role"] = m.computations_by_role;
+      j["instructions_by_opcode"] = m.instructions_by_opcode;
+      j["unknown_opcodes"] = m.unknown_opcodes;
+      j["parameter_count"] = m.parameter_count;
+      j["parameter_bytes"] = m.parameter_bytes ? nlohmann::ordered_json(*m.parameter_bytes) : nullptr;
+      j["output_bytes"] = m.output_bytes ? nlohmann::ordered_json(*m.output_bytes) : nullptr;
+      doc["modules"].push_back(std::move(j));
+    }
+    out << doc.dump(2) << "\n";
+    return;
+  }
+  for (size_t i = 0; i < modules.size(); ++i) {
+    const ModuleStats& m = modules[i];
+    if (i) out << "\n";
+    out << fmt::format("module {}  (entry {}{})\n", m.name, m.entry,
+                       m.is_scheduled ? ", scheduled" : "");
+    out << fmt::format("  parameters: {} ({})   output: {}\n", m.parameter_count,
+                       HumanBytes(m.parameter_bytes), HumanBytes(m.output_bytes));
+    out << fmt::format("  computations: {}\n", m.computations);
+    for (const auto& [role, n] : m.computations_by_role)
+      out << fmt::format("    {:<18}{:>8}\n", role, n);
+    out << fmt::format("  instructions: {}\n", m.instructions);
+    std::vector<std::pair<std::string, int64_t>> ops(m.instructions_by_opcode.begin(),
+                                                     m.instructions_by_opcode.end());
+    std::stable_sort(ops.begin(), ops.end(),
+                     [](const auto& a, const auto& b) { return a.second > b.second; });
+    for (const auto& [op, n] : ops) out << fmt::format("    {:<26}{:>8}\n", op, n);
+    if (!m.unknown_opcodes.empty())
+      out << fmt::format("  opcodes this hloscope does not know (kept): {}\n",
+                         fmt::join(m.unknown_opcodes, ", "));
+  }
+}
+
+}  // namespace hloscope
