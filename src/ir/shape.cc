@@ -89,7 +89,16 @@ std::optional<int64_t> ByteSizeOf(const Shape& shape,
   if (!elements) return std::nullopt;
   int64_t packed_bits =
       shape.layout ? shape.layout->element_size_in_bits : 0;
-  if (packed_bits > 0) return (*elements * packed_bits + 7) / 8;
+  if (packed_bits > 0) {
+    // ceil(elements * bits / 8) without overflowing on absurd E(n).
+    int64_t q = *elements / 8, r = *elements % 8;
+    if (packed_bits > INT64_MAX / 8 || q > INT64_MAX / packed_bits)
+      return std::nullopt;
+    int64_t whole = q * packed_bits;
+    int64_t rest = (r * packed_bits + 7) / 8;
+    if (whole > INT64_MAX - rest) return std::nullopt;
+    return whole + rest;
+  }
   std::optional<int> width = ByteWidth(shape.element_type);
   if (!width && shape.element_type == PrimitiveType::kUnknown) {
     std::optional<int> bits = GuessBitWidthFromName(shape.type_name);
@@ -107,7 +116,7 @@ std::optional<int64_t> TotalByteSizeOf(const Shape& shape,
                   static_cast<int64_t>(shape.tuple_shapes.size());
   for (const Shape* e : shape.tuple_shapes) {
     std::optional<int64_t> b = TotalByteSizeOf(*e, options);
-    if (!b) return std::nullopt;
+    if (!b || *b > INT64_MAX - total) return std::nullopt;
     total += *b;
   }
   return total;

@@ -1,4 +1,4 @@
-#include "hloscope/report/format.h"
+#include "hloscope/support/human_bytes.h"
 
 #include <fmt/format.h>
 

@@ -1,0 +1,29 @@
+// CheckModule: the analysis behind `hloscope check` — every copy with its
+// bytes, executions and cause; every update with its in-place verdict; every
+// loop with what it moves per iteration; every parameter with its donation.
+// With XLA's buffer-assignment dump it also confirms or contradicts each
+// update verdict (same allocation and offset <=> same memory).
+#ifndef HLOSCOPE_ANALYSIS_CHECK_H_
+#define HLOSCOPE_ANALYSIS_CHECK_H_
+
+#include <string>
+
+#include "hloscope/analysis/findings.h"
+#include "hloscope/analysis/source_map.h"
+#include "hloscope/ir/module.h"
+#include "hloscope/parser/buffer_assignment.h"
+
+namespace hloscope {
+
+struct CheckOptions {
+  // XLA's buffer assignment for this module, or nullptr.
+  const BufferAssignment* buffer_assignment = nullptr;
+  std::string buffer_assignment_path;
+  SourceOptions source;
+};
+
+ModuleCheck CheckModule(const HloModule& module, const CheckOptions& options = {});
+
+}  // namespace hloscope
+
+#endif  // HLOSCOPE_ANALYSIS_CHECK_H_

@@ -1,0 +1,63 @@
+// How many times each instruction runs per call of the entry computation.
+//
+// The product, along the call chain, of: while loop trip counts (bodies run
+// N times, conditions N+1), conditional branches (at most once per run of the
+// conditional), calls, fusions and async computations (once per run of their
+// caller). A loop whose trip count cannot be found makes everything inside it
+// unknown — reported with the loop's name, never guessed.
+#ifndef HLOSCOPE_ANALYSIS_EXECUTION_COUNTS_H_
+#define HLOSCOPE_ANALYSIS_EXECUTION_COUNTS_H_
+
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "hloscope/ir/module.h"
+
+namespace hloscope {
+
+struct TripCount {
+  std::optional<int64_t> count;
+  // "known_trip_count" (XLA's annotation in backend_config),
+  // "induction-variable" (our match of while_loop_analysis.cc's pattern),
+  // or "unknown".
+  std::string source = "unknown";
+};
+
+// Trip count of a while instruction: backend_config known_trip_count first,
+// else the induction-variable pattern (init constant, add constant step,
+// compare LT/LE/GT/GE against a constant), else unknown.
+TripCount ComputeTripCount(const HloInstruction& while_instr);
+
+class ExecutionCounts {
+ public:
+  static ExecutionCounts Run(const HloModule& module);
+
+  // Executions per entry call; nullopt when an enclosing loop is unknown.
+  std::optional<int64_t> Of(const HloComputation* comp) const;
+  std::optional<int64_t> Of(const HloInstruction* instr) const {
+    return Of(instr->parent());
+  }
+  // True when a conditional sits on the call chain: the count is an upper
+  // bound ("at most").
+  bool IsUpperBound(const HloComputation* comp) const;
+  // While loops around `comp`, innermost first (through fusions and calls).
+  std::vector<const HloInstruction*> EnclosingLoops(const HloComputation* comp) const;
+  const TripCount& TripCountOf(const HloInstruction* while_instr) const;
+
+ private:
+  struct Info {
+    std::optional<int64_t> count;
+    bool upper_bound = false;
+    bool done = false;
+  };
+  void Visit(const HloComputation* comp, int depth);
+
+  std::unordered_map<const HloComputation*, Info> info_;
+  std::unordered_map<const HloInstruction*, TripCount> trips_;
+};
+
+}  // namespace hloscope
+
+#endif  // HLOSCOPE_ANALYSIS_EXECUTION_COUNTS_H_

@@ -1,0 +1,40 @@
+// In-place input/output pairs: where XLA *must* write an instruction's
+// result into the buffer of one of its operands (xla AliasInfo::
+// GetInPlaceInputOutputPairs and GetFusionInstructionInPlaceInputOutputPairs;
+// docs: ../shared/docs/xla-reference.md §2.1-2.2).
+//
+// The pair is a compile-time guarantee: operand and output are one HloBuffer.
+// Whether that buffer is the caller's original array, or a copy XLA made
+// first, is what the update analysis works out next.
+#ifndef HLOSCOPE_ANALYSIS_IN_PLACE_H_
+#define HLOSCOPE_ANALYSIS_IN_PLACE_H_
+
+#include <optional>
+#include <vector>
+
+#include "hloscope/ir/module.h"
+
+namespace hloscope {
+
+struct InPlacePair {
+  int64_t operand_number = 0;
+  ShapeIndex operand_index;
+  ShapeIndex output_index;
+  // For fusions: the dynamic-update-slice / scatter inside the fused
+  // computation that makes the pair; nullptr for annotated aliasing.
+  const HloInstruction* fused_update = nullptr;
+  // Declared by output_to_operand_aliasing rather than discovered.
+  bool annotated = false;
+};
+
+std::vector<InPlacePair> GetInPlaceInputOutputPairs(const HloInstruction& instr);
+
+// Parses `output_to_operand_aliasing={{0}: (1, {}), {1}: (2, {0})}`.
+std::vector<InPlacePair> ParseOutputToOperandAliasing(std::string_view value);
+
+// Is this a dynamic-update-slice or scatter (the ops that update arrays)?
+bool IsUpdateOpcode(HloOpcode opcode);
+
+}  // namespace hloscope
+
+#endif  // HLOSCOPE_ANALYSIS_IN_PLACE_H_

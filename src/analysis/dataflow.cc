@@ -1,0 +1,239 @@
+#include "hloscope/analysis/dataflow.h"
+
+#include <fmt/format.h>
+
+#include "hloscope/analysis/call_graph.h"
+
+namespace hloscope {
+
+std::string HloPosition::ToString() const {
+  if (!instruction) return "?";
+  if (index.empty()) return std::string(instruction->name());
+  return fmt::format("{}{}", instruction->name(), ShapeIndexToString(index));
+}
+
+namespace {
+
+// Bounded: optimized HLO is acyclic within a computation, and the call
+// graph is acyclic, but hostile input must not hang us.
+constexpr int kMaxSteps = 100000;
+
+}  // namespace
+
+HloPosition DefiningPosition(const HloInstruction* instr, const ShapeIndex& index) {
+  ShapeIndex idx = index;
+  for (int step = 0; step < kMaxSteps && instr; ++step) {
+    switch (instr->opcode()) {
+      case HloOpcode::kGetTupleElement: {
+        if (instr->operand_count() < 1) return {instr, idx};
+        idx.insert(idx.begin(), instr->tuple_index());
+        instr = instr->operand(0);
+        continue;
+      }
+      case HloOpcode::kTuple: {
+        if (idx.empty()) return {instr, idx};
+        int64_t i = idx.front();
+        if (i < 0 || i >= instr->operand_count()) return {instr, idx};
+        idx.erase(idx.begin());
+        instr = instr->operand(i);
+        continue;
+      }
+      case HloOpcode::kBitcast:
+      case HloOpcode::kDomain:
+      case HloOpcode::kAddDependency:
+      case HloOpcode::kOptimizationBarrier:
+        if (instr->operand_count() < 1) return {instr, idx};
+        instr = instr->operand(0);
+        continue;
+      case HloOpcode::kCopyDone: {
+        // copy-done returns element {0} of its copy-start's tuple.
+        if (instr->operand_count() < 1) return {instr, idx};
+        idx.insert(idx.begin(), 0);
+        instr = instr->operand(0);
+        continue;
+      }
+      case HloOpcode::kCall: {
+        HloComputation* callee = instr->called(CallRole::kToApply);
+        if (!callee) callee = instr->called(CallRole::kCalls);
+        if (!callee) return {instr, idx};
+        instr = callee->root_instruction();
+        continue;
+      }
+      case HloOpcode::kParameter: {
+        // Parameters of a called computation forward the caller's operand;
+        // while bodies/conditions and everything else define (phi) values.
+        const HloComputation* comp = instr->parent();
+        if (comp->callers().size() == 1 &&
+            RoleOf(*comp) == ComputationRole::kCall) {
+          const HloInstruction* caller = comp->callers()[0];
+          int64_t n = instr->parameter_number();
+          if (n < caller->operand_count()) {
+            instr = caller->operand(n);
+            continue;
+          }
+        }
+        // Conditional branches receive operand (branch + 1) as they are.
+        if (comp->callers().size() == 1 &&
+            comp->callers()[0]->opcode() == HloOpcode::kConditional) {
+          const HloInstruction* cond = comp->callers()[0];
+          int64_t branch = 0, k = 0;
+          bool found = false;
+          for (const CalledComputation& cc : cond->called_computations()) {
+            if (cc.role != CallRole::kBranch && cc.role != CallRole::kTrueComputation &&
+                cc.role != CallRole::kFalseComputation)
+              continue;
+            if (cc.computation == comp) {
+              branch = cc.role == CallRole::kTrueComputation    ? 0
+                       : cc.role == CallRole::kFalseComputation ? 1
+                                                                : k;
+              found = true;
+              break;
+            }
+            ++k;
+          }
+          if (found && branch + 1 < cond->operand_count()) {
+            instr = cond->operand(branch + 1);
+            continue;
+          }
+        }
+        return {instr, idx};
+      }
+      default:
+        return {instr, idx};
+    }
+  }
+  return {instr, idx};
+}
+
+HloPosition LoopInitOf(const HloPosition& position) {
+  HloPosition pos = position;
+  for (int step = 0; step < 64; ++step) {
+    const HloInstruction* instr = pos.instruction;
+    if (!instr) return pos;
+    const HloInstruction* loop = nullptr;
+    if (instr->opcode() == HloOpcode::kWhile) {
+      loop = instr;
+    } else if (instr->opcode() == HloOpcode::kParameter) {
+      const HloComputation* comp = instr->parent();
+      ComputationRole role = RoleOf(*comp);
+      if ((role == ComputationRole::kWhileBody ||
+           role == ComputationRole::kWhileCondition) &&
+          !comp->callers().empty())
+        loop = comp->callers()[0];
+    }
+    if (!loop || loop->operand_count() < 1) return pos;
+    HloPosition init = DefiningPosition(loop->operand(0), pos.index);
+    if (init == pos) return pos;
+    pos = init;
+  }
+  return pos;
+}
+
+namespace {
+
+void CollectUses(const HloInstruction* instr, const ShapeIndex& index,
+                 std::vector<HloUse>* uses, int depth) {
+  if (depth > 64) return;
+  for (const HloInstruction* user : instr->users()) {
+    for (int64_t k = 0; k < user->operand_count(); ++k) {
+      if (user->operand(k) != instr) continue;
+      switch (user->opcode()) {
+        case HloOpcode::kTuple: {
+          ShapeIndex sub = index;
+          sub.insert(sub.begin(), k);
+          CollectUses(user, sub, uses, depth + 1);
+          break;
+        }
+        case HloOpcode::kGetTupleElement:
+          if (!index.empty() && index.front() == user->tuple_index()) {
+            ShapeIndex sub(index.begin() + 1, index.end());
+            CollectUses(user, sub, uses, depth + 1);
+          } else if (index.empty()) {
+            uses->push_back({user, k, index});
+          }
+          break;
+        case HloOpcode::kBitcast:
+        case HloOpcode::kOptimizationBarrier:
+          CollectUses(user, index, uses, depth + 1);
+          break;
+        case HloOpcode::kCall: {
+          HloComputation* callee = user->called(CallRole::kToApply);
+          const HloInstruction* param = callee ? callee->parameter(k) : nullptr;
+          if (param) CollectUses(param, index, uses, depth + 1);
+          else uses->push_back({user, k, index});
+          break;
+        }
+        default:
+          uses->push_back({user, k, index});
+      }
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<HloUse> UsesOf(const HloPosition& position) {
+  std::vector<HloUse> uses;
+  if (position.instruction)
+    CollectUses(position.instruction, position.index, &uses, 0);
+  return uses;
+}
+
+namespace {
+
+bool Reaches(const HloInstruction* instr, const ShapeIndex& index,
+             std::vector<ShapeIndex>* outputs, int depth) {
+  if (depth > 64) return false;
+  bool found = false;
+  const HloComputation* comp = instr->parent();
+  if (instr->is_root()) {
+    if (comp->is_entry()) {
+      outputs->push_back(index);
+      found = true;
+    } else if (RoleOf(*comp) == ComputationRole::kCall) {
+      for (const HloInstruction* caller : comp->callers())
+        found |= Reaches(caller, index, outputs, depth + 1);
+    }
+  }
+  for (const HloInstruction* user : instr->users()) {
+    for (int64_t k = 0; k < user->operand_count(); ++k) {
+      if (user->operand(k) != instr) continue;
+      switch (user->opcode()) {
+        case HloOpcode::kTuple: {
+          ShapeIndex sub = index;
+          sub.insert(sub.begin(), k);
+          found |= Reaches(user, sub, outputs, depth + 1);
+          break;
+        }
+        case HloOpcode::kGetTupleElement:
+          if (!index.empty() && index.front() == user->tuple_index())
+            found |= Reaches(user, ShapeIndex(index.begin() + 1, index.end()),
+                             outputs, depth + 1);
+          break;
+        case HloOpcode::kBitcast:
+        case HloOpcode::kWhile:  // init and result share one buffer
+          found |= Reaches(user, index, outputs, depth + 1);
+          break;
+        case HloOpcode::kCall: {
+          HloComputation* callee = user->called(CallRole::kToApply);
+          const HloInstruction* param = callee ? callee->parameter(k) : nullptr;
+          if (param) found |= Reaches(param, index, outputs, depth + 1);
+          break;
+        }
+        default:
+          break;
+      }
+    }
+  }
+  return found;
+}
+
+}  // namespace
+
+bool ReachesEntryOutput(const HloPosition& position,
+                        std::vector<ShapeIndex>* outputs) {
+  if (!position.instruction) return false;
+  return Reaches(position.instruction, position.index, outputs, 0);
+}
+
+}  // namespace hloscope

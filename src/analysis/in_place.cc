@@ -1,0 +1,176 @@
+#include "hloscope/analysis/in_place.h"
+
+#include <cctype>
+#include <charconv>
+
+#include "hloscope/ir/computation.h"
+
+namespace hloscope {
+
+bool IsUpdateOpcode(HloOpcode opcode) {
+  return opcode == HloOpcode::kDynamicUpdateSlice || opcode == HloOpcode::kScatter;
+}
+
+namespace {
+
+// A tiny cursor for the aliasing attribute; the parser already checked that
+// the braces balance.
+struct Cursor {
+  std::string_view s;
+  size_t i = 0;
+  void Skip() {
+    while (i < s.size() && (s[i] == ' ' || s[i] == ',' || s[i] == '\n')) ++i;
+  }
+  bool Eat(char c) {
+    Skip();
+    if (i < s.size() && s[i] == c) {
+      ++i;
+      return true;
+    }
+    return false;
+  }
+  std::optional<int64_t> Int() {
+    Skip();
+    int64_t v = 0;
+    auto [p, ec] = std::from_chars(s.data() + i, s.data() + s.size(), v);
+    if (ec != std::errc()) return std::nullopt;
+    i = p - s.data();
+    return v;
+  }
+  std::optional<ShapeIndex> Index() {
+    if (!Eat('{')) return std::nullopt;
+    ShapeIndex idx;
+    while (!Eat('}')) {
+      std::optional<int64_t> v = Int();
+      if (!v) return std::nullopt;
+      idx.push_back(*v);
+    }
+    return idx;
+  }
+};
+
+// In-place pairs of a plain (non-fusion) instruction, §2.1.
+std::vector<InPlacePair> DefaultPairs(const HloInstruction& instr) {
+  std::vector<InPlacePair> pairs;
+  switch (instr.opcode()) {
+    case HloOpcode::kDynamicUpdateSlice:
+    case HloOpcode::kSetDimensionSize:
+      pairs.push_back({0, {}, {}});
+      break;
+    case HloOpcode::kScatter: {
+      int64_t n = (instr.operand_count() - 1) / 2;
+      if (n <= 1) pairs.push_back({0, {}, {}});
+      else
+        for (int64_t i = 0; i < n; ++i) pairs.push_back({i, {}, {i}});
+      break;
+    }
+    case HloOpcode::kAllReduceStart: {
+      std::optional<std::string_view> cfg = instr.backend_config();
+      if (cfg && cfg->find("nvshmem") != std::string_view::npos) break;
+      if (instr.operand_count() == 1) pairs.push_back({0, {}, {}});
+      else
+        for (int64_t i = 0; i < instr.operand_count(); ++i)
+          pairs.push_back({i, {}, {i}});
+      break;
+    }
+    case HloOpcode::kCollectivePermute:
+      if (instr.operand_count() == 4) pairs.push_back({1, {}, {}});
+      break;
+    case HloOpcode::kCollectivePermuteStart:
+      if (instr.operand_count() == 4) pairs.push_back({1, {}, {1}});
+      break;
+    case HloOpcode::kRaggedAllToAll:
+      pairs.push_back({1, {}, {}});
+      break;
+    default:
+      break;
+  }
+  return pairs;
+}
+
+const HloInstruction* SkipBitcasts(const HloInstruction* i) {
+  while (i && i->opcode() == HloOpcode::kBitcast && i->operand_count() == 1)
+    i = i->operand(0);
+  return i;
+}
+
+// §2.2: from the fused root at `output_index`, through tuple / get-tuple-
+// element / bitcast, to an in-place op whose in-place operand leads (through
+// bitcasts and nested in-place fusions) back to a fused parameter.
+void DiscoverFusionPairs(const HloInstruction& fusion, const HloInstruction* node,
+                         const ShapeIndex& output_index,
+                         std::vector<InPlacePair>* pairs, int depth) {
+  if (!node || depth > 32) return;
+  node = SkipBitcasts(node);
+  if (node->opcode() == HloOpcode::kTuple) {
+    for (int64_t i = 0; i < node->operand_count(); ++i) {
+      ShapeIndex sub = output_index;
+      sub.push_back(i);
+      DiscoverFusionPairs(fusion, node->operand(i), sub, pairs, depth + 1);
+    }
+    return;
+  }
+  std::vector<InPlacePair> inner = GetInPlaceInputOutputPairs(*node);
+  for (const InPlacePair& p : inner) {
+    if (!p.output_index.empty() && !node->shape().IsTuple()) continue;
+    if (!p.output_index.empty()) continue;  // multi-output scatter: skip
+    if (p.operand_number >= node->operand_count()) continue;
+    const HloInstruction* src = SkipBitcasts(node->operand(p.operand_number));
+    // Nested in-place fusions forward to their own operand.
+    for (int hop = 0; hop < 8 && src && src->opcode() == HloOpcode::kFusion; ++hop) {
+      std::vector<InPlacePair> nested = GetInPlaceInputOutputPairs(*src);
+      if (nested.empty() || nested[0].operand_number >= src->operand_count()) break;
+      src = SkipBitcasts(src->operand(nested[0].operand_number));
+    }
+    if (src && src->opcode() == HloOpcode::kParameter) {
+      const HloInstruction* update =
+          IsUpdateOpcode(node->opcode()) ? node : (p.fused_update ? p.fused_update : node);
+      pairs->push_back({src->parameter_number(), {}, output_index, update, false});
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<InPlacePair> ParseOutputToOperandAliasing(std::string_view value) {
+  std::vector<InPlacePair> pairs;
+  Cursor c{value};
+  if (!c.Eat('{')) return pairs;
+  while (!c.Eat('}')) {
+    std::optional<ShapeIndex> out = c.Index();
+    if (!out || !c.Eat(':') || !c.Eat('(')) return pairs;
+    std::optional<int64_t> operand = c.Int();
+    if (!operand) return pairs;
+    std::optional<ShapeIndex> operand_index = c.Index();
+    if (!operand_index || !c.Eat(')')) return pairs;
+    pairs.push_back({*operand, *operand_index, *out, nullptr, true});
+    if (c.i >= value.size()) break;
+  }
+  return pairs;
+}
+
+std::vector<InPlacePair> GetInPlaceInputOutputPairs(const HloInstruction& instr) {
+  std::vector<InPlacePair> pairs;
+  if (instr.opcode() == HloOpcode::kFusion) {
+    if (const HloComputation* fused = instr.fused_computation())
+      DiscoverFusionPairs(instr, fused->root_instruction(), {}, &pairs, 0);
+  } else if (instr.opcode() != HloOpcode::kCustomCall &&
+             instr.opcode() != HloOpcode::kAsyncStart) {
+    pairs = DefaultPairs(instr);
+  }
+  if (instr.opcode() == HloOpcode::kFusion ||
+      instr.opcode() == HloOpcode::kCustomCall ||
+      instr.opcode() == HloOpcode::kAsyncStart) {
+    if (std::optional<std::string_view> a = instr.attribute("output_to_operand_aliasing")) {
+      for (const InPlacePair& p : ParseOutputToOperandAliasing(*a)) {
+        bool dup = false;
+        for (const InPlacePair& q : pairs)
+          dup |= q.operand_number == p.operand_number && q.output_index == p.output_index;
+        if (!dup) pairs.push_back(p);
+      }
+    }
+  }
+  return pairs;
+}
+
+}  // namespace hloscope

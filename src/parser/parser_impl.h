@@ -1,0 +1,177 @@
+// HloParserImpl: the HLO text parser's internal class, shared by the parser
+// source files (not installed):
+//   lexer.cc             whitespace, comments, names, integers, strings,
+//                        balanced groups, attribute values
+//   shape_parser.cc      shapes and layouts
+//   header_parser.cc     `HloModule` header attributes, input_output_alias,
+//                        buffer_donor, FileNames/.../StackFrames tables
+//   attribute_parser.cc  instruction attributes, called computations,
+//                        metadata
+//   parser.cc            modules, computations, instructions, operands, the
+//                        public API
+//
+// A hand-written recursive-descent reader over the input bytes. Each Parse*
+// function carries its production as a comment; all of them are collected in
+// docs/grammar.md.
+//
+// Speed comes from three choices: names, attribute values and metadata
+// strings are views into the input (no copies); each distinct shape text is
+// parsed once and interned; instructions, operand lists and attributes are
+// bump-allocated in the module's arena. Attribute values are scanned as
+// balanced text and decoded only for the attributes hloscope reads.
+//
+// Robustness: every loop advances or fails, nesting is bounded by
+// ParseOptions::max_nesting_depth, integers are overflow-checked, and errors
+// unwind through one exception type (ParseFailure) caught at the API
+// boundary.
+#ifndef HLOSCOPE_PARSER_PARSER_IMPL_H_
+#define HLOSCOPE_PARSER_PARSER_IMPL_H_
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "hloscope/parser/parser.h"
+#include "parser/name_table.h"
+
+namespace hloscope {
+
+// Thrown by HloParserImpl::Error, turned into a Diagnostic by ParseHloText.
+struct ParseFailure {
+  size_t offset;
+  std::string message;
+};
+
+inline bool IsIdentStart(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+inline bool IsIdentChar(char c) {
+  return IsIdentStart(c) || (c >= '0' && c <= '9') || c == '.' || c == '-';
+}
+inline bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+
+// "'x'", "end of line", "byte 0x01": a character for an error message.
+std::string DescribeChar(char c);
+
+class HloParserImpl {
+ public:
+  HloParserImpl(std::shared_ptr<const std::string> text,
+                const ParseOptions& options)
+      : text_(std::move(text)), s_(*text_), options_(options) {}
+
+  HloModuleGroup Run();
+
+ private:
+  struct PendingOperand {
+    HloInstruction** slot;
+    std::string_view name;
+    size_t offset;
+  };
+  struct PendingCall {
+    CalledComputation* slot;
+    std::string_view name;
+    size_t offset;
+  };
+
+  [[noreturn]] void Error(size_t offset, std::string message) {
+    throw ParseFailure{offset, std::move(message)};
+  }
+  // "expected <what>, found <the character at p_>".
+  [[noreturn]] void ErrorExpected(std::string_view what);
+
+  // --- lexical (lexer.cc) ----------------------------------------------------
+  bool AtEnd() const { return p_ >= s_.size(); }
+  char Peek() const { return p_ < s_.size() ? s_[p_] : '\0'; }
+  char PeekAt(size_t i) const { return i < s_.size() ? s_[i] : '\0'; }
+  void SkipSpace();
+  bool Consume(char c);
+  void Expect(char c, std::string_view context);
+  bool ConsumeKeyword(std::string_view kw);
+  std::string_view ScanIdentifier();                  // [A-Za-z_][A-Za-z0-9_.-]*
+  std::string_view ParseName(std::string_view what);  // ['%'] identifier
+  int64_t ParseInt64();
+  size_t ScanBalanced(size_t start);  // from an opening bracket to past its mate
+  size_t ScanString(size_t start);    // from a quote to past its mate
+  size_t ScanAttributeValue();        // from p_ to the end of one value
+
+  // --- shapes (shape_parser.cc) ----------------------------------------------
+  const Shape* ParseShape();
+  size_t ScanShapeEnd(size_t start, int depth);
+  const Shape* InternShape(size_t start, size_t end, int depth);
+  const Shape* BuildShape(size_t start, size_t end, int depth);
+  void ParseLayout(std::string_view raw, size_t offset, Layout* layout);
+  const Shape* UnknownShape();
+  [[noreturn]] void ErrorTooDeep(size_t offset, std::string_view what);
+
+  // --- module header (header_parser.cc) --------------------------------------
+  void ParseModuleHeader();
+  ShapeIndex ParseShapeIndexAt(size_t* pos);
+  void ParseInputOutputAlias(std::string_view value, size_t offset);
+  void ParseBufferDonor(std::string_view value, size_t offset);
+  void ParseStackFrameTable(std::string_view table);
+
+  // --- instruction attributes (attribute_parser.cc) ---------------------------
+  void ParseAttributes(HloInstruction* instr);
+  bool ParseInlineComputation(HloInstruction* instr, std::string_view name,
+                              size_t value_offset);
+  void DecodeAttribute(HloInstruction* instr, const HloAttribute& attr,
+                       size_t value_offset);
+  void AddCall(CallRole role, std::string_view name, size_t offset);
+  const OpMetadata* ParseMetadata(std::string_view raw, size_t offset);
+
+  // --- computations and instructions (parser.cc) ------------------------------
+  void ParseComputation();
+  // From the '{' at `open` to past the matching '}': the instructions of
+  // `comp`, resolved. Saves and restores the enclosing computation's state,
+  // so it also serves inline computations (`calls={ ... }`).
+  void ParseComputationBody(HloComputation* comp, size_t open);
+  HloInstruction* ParseInstruction(HloComputation* comp, bool nested,
+                                   const Shape* nested_shape = nullptr);
+  void ParseOperands(HloInstruction* instr);
+  HloInstruction* ParseCompactGte(HloInstruction* user, std::string_view name,
+                                  size_t at);
+  void ResolveComputation(HloComputation* comp);
+  void StartModule(size_t offset);
+  void FinishModule();
+  std::string_view Synthesize(std::string name);
+
+  std::shared_ptr<const std::string> text_;
+  std::string_view s_;
+  const ParseOptions& options_;
+  size_t p_ = 0;
+  int depth_ = 0;            // nested operands and inline computations
+  bool split_seen_ = false;  // a `// -----` line since the last computation
+
+  HloModuleGroup group_;
+  HloModule* module_ = nullptr;
+  size_t module_offset_ = 0;
+  bool module_has_header_ = false;
+  std::vector<HloComputation*> computations_;
+  std::vector<PendingCall> pending_calls_;
+  std::vector<std::pair<HloComputation*, size_t>> entry_candidates_;
+  NameTable<HloComputation*> computation_names_;
+  std::unordered_map<std::string_view, const Shape*> shape_pool_;
+  const Shape* unknown_shape_ = nullptr;
+  uint32_t next_id_ = 0;
+
+  // Per computation.
+  NameTable<HloInstruction*> instruction_names_;
+  std::vector<HloInstruction*> instructions_;
+  std::vector<PendingOperand> pending_operands_;
+
+  // Scratch buffers reused across instructions.
+  std::vector<HloInstruction*> operand_scratch_;
+  std::vector<HloAttribute> attribute_scratch_;
+  std::vector<CalledComputation> call_scratch_;
+  std::vector<size_t> call_offsets_;
+  std::vector<std::string_view> call_names_;
+  std::vector<std::pair<std::string_view, size_t>> control_scratch_;
+};
+
+}  // namespace hloscope
+
+#endif  // HLOSCOPE_PARSER_PARSER_IMPL_H_

@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""Compare `hloscope check --format json` with the independent oracle.
+
+    python3 tools/compare_with_oracle.py --hloscope build/dev/src/hloscope DIR [DIR...]
+
+Each DIR holds module.hlo.txt and buffer-assignment.txt (tests/fixtures/jax
+layout). Checks, per module:
+  * copies: the same instructions as the oracle's copies and layout-copy
+    fusions, with equal bytes (none missed, none invented);
+  * updates: every oracle update whose operand and result share a slice is
+    reported by hloscope as in-place / in-place-on-copy (a claim of in-place
+    where XLA did not share is the worst error and counted separately), every
+    in-place verdict hloscope makes is confirmed by the buffer assignment,
+    and out-of-place fusions agree;
+  * loops: trip counts equal where the oracle knows them.
+Prints one line per mismatch and a summary; exits 1 on any mismatch.
+Used by tests/python/test_check_vs_oracle.py and tools/difftest.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ba_oracle  # noqa: E402
+
+
+def run_hloscope(binary: str, hlo: str, ba: str) -> dict:
+    out = subprocess.run([binary, "check", hlo, "--buffer-assignment", ba, "--format", "json"],
+                         check=True, capture_output=True, text=True)
+    return json.loads(out.stdout)["modules"][0]
+
+
+def compare(binary: str, d: str) -> dict:
+    hlo = os.path.join(d, "module.hlo.txt")
+    ba = os.path.join(d, "buffer-assignment.txt")
+    ours = run_hloscope(binary, hlo, ba)
+    with open(hlo) as f, open(ba) as g:
+        oracle = ba_oracle.analyze(f.read(), g.read())
+    problems = []
+    counts = {"copies": 0, "updates": 0, "loops": 0, "false_in_place": 0}
+
+    theirs = {c["instruction"]: c["bytes"] for c in oracle["copies"] + oracle.get("layout_copy_fusions", [])}
+    mine = {c["instruction"]: c["bytes"] for c in ours["copies"]}
+    counts["copies"] = len(theirs)
+    for name, b in theirs.items():
+        if name not in mine:
+            problems.append(f"copy missed: {name} ({b} B)")
+        elif mine[name] != b:
+            problems.append(f"copy bytes differ: {name}: ours {mine[name]} oracle {b}")
+    for name in mine:
+        if name not in theirs:
+            problems.append(f"copy invented: {name}")
+    for c in ours["copies"]:
+        if c["bytes"] is None or c["cause"] is None:
+            problems.append(f"copy without bytes or cause: {c['instruction']}")
+
+    by_key = {}
+    for u in ours["updates"]:
+        by_key.setdefault(u["fusion"] or u["instruction"], []).append(u)
+    for u in oracle["updates"]:
+        counts["updates"] += 1
+        key = u["instruction"]
+        mine_u = by_key.get(key, [])
+        if not mine_u:
+            problems.append(f"update missed: {key}")
+            continue
+        claims_in_place = any(m["verdict"] in ("in-place", "in-place-on-copy") for m in mine_u)
+        if u["same_buffer"] is True and not claims_in_place:
+            problems.append(f"update {key}: XLA shares the buffer, hloscope says {[m['verdict'] for m in mine_u]}")
+        if u["same_buffer"] is False and claims_in_place:
+            counts["false_in_place"] += 1
+            problems.append(f"FALSE IN-PLACE: {key}: XLA did not share the buffer")
+    for f in oracle.get("non_inplace_update_fusions", []):
+        key = f.get("instruction")
+        if not any(m["verdict"] == "out-of-place" for m in by_key.get(key, [])):
+            problems.append(f"out-of-place fusion not reported: {key}")
+    for m in ours["updates"]:
+        if m["confirmed"] is not True:
+            problems.append(f"verdict not confirmed: {m['instruction']} {m['verdict']} ({m['confirmation']})")
+
+    loops = {l["instruction"]: l for l in ours["loops"]}
+    for w in oracle["whiles"] if "whiles" in oracle else oracle.get("loops", []):
+        counts["loops"] += 1
+        name = w.get("instruction") or w.get("name")
+        n = w.get("known_trip_count")
+        if name not in loops:
+            problems.append(f"loop missed: {name}")
+        elif n is not None and loops[name]["trip_count"] != n:
+            problems.append(f"trip count differs: {name}: ours {loops[name]['trip_count']} oracle {n}")
+    return {"dir": d, "problems": problems, **counts}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--hloscope", required=True)
+    ap.add_argument("dirs", nargs="+")
+    args = ap.parse_args()
+    total = {"copies": 0, "updates": 0, "loops": 0, "false_in_place": 0, "mismatches": 0}
+    for d in args.dirs:
+        r = compare(args.hloscope, d)
+        for k in ("copies", "updates", "loops", "false_in_place"):
+            total[k] += r[k]
+        total["mismatches"] += len(r["problems"])
+        for p in r["problems"]:
+            print(f"{os.path.basename(d.rstrip('/'))}: {p}")
+    print(f"{len(args.dirs)} modules: {total['copies']} copies, {total['updates']} updates, "
+          f"{total['loops']} loops compared; {total['mismatches']} mismatches, "
+          f"{total['false_in_place']} false in-place claims")
+    return 1 if total["mismatches"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
