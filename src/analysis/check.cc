@@ -25,6 +25,8 @@ std::string_view CopyCauseName(CopyCause cause) {
     case CopyCause::kReadAfterUpdate: return "read-after-update";
     case CopyCause::kOutputDuplicated: return "output-duplicated";
     case CopyCause::kOutputPassthrough: return "output-passthrough";
+    case CopyCause::kOutputAliasing: return "output-aliasing";
+    case CopyCause::kConditionalBranch: return "conditional-branch";
     case CopyCause::kLayoutChange: return "layout-change";
     case CopyCause::kMemorySpaceMove: return "memory-space-move";
     case CopyCause::kUnknown: return "unknown";
@@ -300,6 +302,17 @@ void Checker::ExplainCopy(const CopySite& site, CopyFinding* f) {
   };
   collect_readers(src, chain.back());
   for (size_t i = chain.size(); i-- > 1;) collect_readers(chain[i], chain[i - 1]);
+  // Newer copies made from this one (copy of a copy): this copy's own
+  // non-copy readers also need the old contents.
+  HloPosition newest = me;
+  for (int step = 0; step < 16; ++step) {
+    const HloInstruction* next = nullptr;
+    for (const HloUse& use : UsesOf(newest))
+      if (use.user->opcode() == HloOpcode::kCopy) next = use.user;
+    if (!next) break;
+    collect_readers(newest, {next, {}});
+    newest = {next, {}};
+  }
 
   std::vector<std::string> updates;
   bool feeds_update = FeedsUpdate(me, &updates, 0);
@@ -315,6 +328,28 @@ void Checker::ExplainCopy(const CopySite& site, CopyFinding* f) {
                                        updates.front().substr(0, updates.front().find(' ')))
                          : fmt::format("updated in place ({})", updates.front());
 
+  // Inside a conditional branch: the branch either updates the array it
+  // was handed (which the conditional's operand must keep intact), or
+  // passes it on, and every branch must leave its result in the one
+  // output buffer of the conditional (copy_insertion AddCopiesForConditional).
+  if (role == ComputationRole::kBranch) {
+    const HloInstruction* cond = comp->callers().empty() ? nullptr : comp->callers()[0];
+    std::string cname = cond ? std::string(cond->name()) : "the conditional";
+    f->cause = CopyCause::kConditionalBranch;
+    if (feeds_update) {
+      f->cause_detail = fmt::format("branch {} updates the array {} hands it ({}) in place; the operand must stay intact, so the branch updates a copy",
+                                    comp->name(), cname, updates.front());
+      f->hint = "update the array outside the cond (e.g. compute the new row in the branches, write it once after)";
+    } else if (s->opcode() == HloOpcode::kParameter || s == comp->parameter(0)) {
+      f->cause_detail = fmt::format("branch {} passes its input through unchanged; XLA copies it into the output buffer of {} that the other branches write",
+                                    comp->name(), cname);
+      f->hint = "a passthrough branch next to updating branches costs a full copy; select the update instead of the buffer";
+    } else {
+      f->cause_detail = fmt::format("the result of branch {} ({}) is copied into the output buffer of {}",
+                                    comp->name(), src.ToString(), cname);
+    }
+    return;
+  }
   if (s->opcode() == HloOpcode::kConstant) {
     f->cause = feeds_update ? CopyCause::kConstantUpdated : CopyCause::kOutputPassthrough;
     f->cause_detail = fmt::format("constant {} is {}; constants are read-only, so XLA copies it",
@@ -434,6 +469,15 @@ void Checker::ExplainCopy(const CopySite& site, CopyFinding* f) {
                                     src.ToString(), ShapeIndexToString(src_outputs.front()),
                                     ShapeIndexToString(outputs.front()));
       f->hint = "return the value once and duplicate it outside the jitted function";
+      return;
+    }
+    for (const InputOutputAlias& a : module_.input_output_aliases()) {
+      if (a.output_index != outputs.front()) continue;
+      f->cause = CopyCause::kOutputAliasing;
+      f->cause_detail = fmt::format(
+          "output {} lives in the buffer of donated argument {}; {} is computed elsewhere (it cannot be written there in place) and copied in",
+          ShapeIndexToString(outputs.front()), a.parameter_number, src.ToString());
+      f->hint = "check why the producer is not in place (see UPDATES: out-of-place)";
       return;
     }
     if (s->opcode() == HloOpcode::kParameter) {

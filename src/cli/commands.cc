@@ -16,10 +16,6 @@
 namespace hloscope::cli {
 namespace {
 
-constexpr int kExitOk = 0;
-constexpr int kExitFindings = 1;
-constexpr int kExitError = 2;
-
 struct CommonFlags {
   std::string file;
   std::string format = "text";
@@ -137,57 +133,67 @@ int RunCheck(const CheckFlags& flags) {
 
 }  // namespace
 
+Subcommand AddStatsCommand(CLI::App& app) {
+  auto flags = std::make_shared<CommonFlags>();
+  CLI::App* stats = app.add_subcommand(
+      "stats", "Computations by role, instructions by opcode, parameter and output bytes");
+  stats->add_option("FILE", flags->file, "optimized HLO text ('-' for stdin)")->required();
+  stats->add_option("--format", flags->format, "text or json")
+      ->check(CLI::IsMember({"text", "json"}));
+  return {stats, [flags] { return RunStats(*flags); }};
+}
+
+Subcommand AddCheckCommand(CLI::App& app) {
+  auto flags = std::make_shared<CheckFlags>();
+  CheckFlags& f = *flags;
+  CLI::App* check = app.add_subcommand(
+      "check", "Every copy, update, loop and parameter: in place or copied, how often, and why");
+  check->add_option("FILE", f.common.file, "optimized HLO text ('-' for stdin)")->required();
+  check->add_option("--format", f.common.format, "text or json")
+      ->check(CLI::IsMember({"text", "json"}));
+  check->add_option("--buffer-assignment", f.buffer_assignment,
+                    "XLA's -buffer-assignment.txt dump (found automatically beside a dump)");
+  check->add_flag("--no-buffer-assignment", f.no_buffer_assignment,
+                  "do not look for the buffer-assignment dump");
+  check->add_flag("--fail-on-copies-in-loops", f.fail_on_copies_in_loops,
+                  "exit 1 if any copy runs inside a loop");
+  check->add_flag("--fail-on-out-of-place", f.fail_on_out_of_place,
+                  "exit 1 if any update is out of place or runs on a copy");
+  check->add_flag("--fail-on-contradiction", f.fail_on_contradiction,
+                  "exit 1 if the buffer assignment contradicts a verdict");
+  check->add_option("--max-copy-bytes", f.max_copy_bytes,
+                    "exit 1 if copies move more than N bytes per call");
+  check->add_option("--max-copies", f.max_copies, "exit 1 if there are more than N copies");
+  check->add_option("--min-copy-bytes", f.min_copy_bytes_shown,
+                    "list only copies moving at least N bytes per call (text)");
+  return {check, [flags] { return RunCheck(*flags); }};
+}
+
+Subcommand AddPrintCommand(CLI::App& app) {
+  auto flags = std::make_shared<CommonFlags>();
+  CLI::App* print = app.add_subcommand(
+      "print", "Parse and print the module back in canonical HLO text");
+  print->add_option("FILE", flags->file, "optimized HLO text ('-' for stdin)")->required();
+  return {print, [flags] { return RunPrint(*flags); }};
+}
+
 int Main(int argc, char** argv) {
   CLI::App app{"hloscope: did XLA update my array in place, or copy it?"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "hloscope 0.1.0");
-
-  CommonFlags stats_flags;
-  CLI::App* stats = app.add_subcommand(
-      "stats", "Computations by role, instructions by opcode, parameter and output bytes");
-  stats->add_option("FILE", stats_flags.file, "optimized HLO text ('-' for stdin)")
-      ->required();
-  stats->add_option("--format", stats_flags.format, "text or json")
-      ->check(CLI::IsMember({"text", "json"}));
-
-  CheckFlags check_flags;
-  CLI::App* check = app.add_subcommand(
-      "check", "Every copy, update, loop and parameter: in place or copied, how often, and why");
-  check->add_option("FILE", check_flags.common.file, "optimized HLO text ('-' for stdin)")
-      ->required();
-  check->add_option("--format", check_flags.common.format, "text or json")
-      ->check(CLI::IsMember({"text", "json"}));
-  check->add_option("--buffer-assignment", check_flags.buffer_assignment,
-                    "XLA's -buffer-assignment.txt dump (found automatically beside a dump)");
-  check->add_flag("--no-buffer-assignment", check_flags.no_buffer_assignment,
-                  "do not look for the buffer-assignment dump");
-  check->add_flag("--fail-on-copies-in-loops", check_flags.fail_on_copies_in_loops,
-                  "exit 1 if any copy runs inside a loop");
-  check->add_flag("--fail-on-out-of-place", check_flags.fail_on_out_of_place,
-                  "exit 1 if any update is out of place or runs on a copy");
-  check->add_flag("--fail-on-contradiction", check_flags.fail_on_contradiction,
-                  "exit 1 if the buffer assignment contradicts a verdict");
-  check->add_option("--max-copy-bytes", check_flags.max_copy_bytes,
-                    "exit 1 if copies move more than N bytes per call");
-  check->add_option("--max-copies", check_flags.max_copies, "exit 1 if there are more than N copies");
-  check->add_option("--min-copy-bytes", check_flags.min_copy_bytes_shown,
-                    "list only copies moving at least N bytes per call (text)");
-
-  CommonFlags print_flags;
-  CLI::App* print = app.add_subcommand(
-      "print", "Parse and print the module back in canonical HLO text");
-  print->add_option("FILE", print_flags.file, "optimized HLO text ('-' for stdin)")
-      ->required();
-
+  std::vector<Subcommand> commands = {
+      AddCheckCommand(app),
+      AddStatsCommand(app),
+      AddPrintCommand(app),
+  };
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     int code = app.exit(e);
     return code == 0 ? kExitOk : kExitError;
   }
-  if (stats->parsed()) return RunStats(stats_flags);
-  if (check->parsed()) return RunCheck(check_flags);
-  if (print->parsed()) return RunPrint(print_flags);
+  for (const Subcommand& c : commands)
+    if (c.app->parsed()) return c.run();
   return kExitError;
 }
 

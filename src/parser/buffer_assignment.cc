@@ -1,11 +1,11 @@
 #include "hloscope/parser/buffer_assignment.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <charconv>
 #include <filesystem>
 #include <system_error>
-
-#include <fmt/format.h>
 
 #include "hloscope/parser/parser.h"
 
@@ -88,11 +88,11 @@ class LogicalLine {
   // Offset in the source of position `pos` of text(). The joining space maps
   // to the end of the line before it.
   size_t SourceOffset(size_t pos) const {
-    auto it = std::upper_bound(
-        pieces_.begin(), pieces_.end(), pos,
-        [](size_t p, const std::pair<size_t, size_t>& piece) {
-          return p < piece.first;
-        });
+    auto it =
+        std::upper_bound(pieces_.begin(), pieces_.end(), pos,
+                         [](size_t p, const std::pair<size_t, size_t>& piece) {
+                           return p < piece.first;
+                         });
     if (it == pieces_.begin()) return pieces_.empty() ? 0 : pieces_[0].second;
     --it;
     return it->second + (pos - it->first);
@@ -165,8 +165,10 @@ void BufferAssignmentParser::SplitLines() {
 template <typename Complete>
 LogicalLine BufferAssignmentParser::Gather(size_t* i, Complete complete) const {
   LogicalLine line;
-  std::string_view first = TrimRight(LineText(*i));
-  line.Append(first, lines_[*i].begin);
+  std::string_view raw_first = LineText(*i);
+  std::string_view first = Trim(raw_first);
+  line.Append(first, lines_[*i].begin +
+                         (raw_first.size() - TrimLeft(raw_first).size()));
   while (!complete(line.text()) && *i + 1 < lines_.size()) {
     std::string_view raw = LineText(*i + 1);
     std::string_view next = Trim(raw);
@@ -260,7 +262,8 @@ bool BufferAssignmentParser::ParseHeader(const LogicalLine& line,
   // Everything up to the final ':' is a list of ", item" parts.
   std::string_view body = TrimRight(s);
   if (!body.ends_with(':')) {
-    return Fail(line, body.size(), "expected ':' at the end of the allocation header");
+    return Fail(line, body.size(),
+                "expected ':' at the end of the allocation header");
   }
   const size_t body_end = body.size() - 1;
   if (pos == body_end) return true;
@@ -300,7 +303,8 @@ bool BufferAssignmentParser::ParseHeaderItem(const LogicalLine& line,
                           int64_t* value) {
     size_t pos = begin + keyword.size();
     if (!ParseInt(line, &pos, what, value)) return false;
-    if (pos != end) return Fail(line, pos, fmt::format("unexpected text after {}", what));
+    if (pos != end)
+      return Fail(line, pos, fmt::format("unexpected text after {}", what));
     return true;
   };
   // `|f32[4]|` -> `f32[4]`; older dumps print the shape without bars.
@@ -339,12 +343,14 @@ bool BufferAssignmentParser::ParseHeaderItem(const LogicalLine& line,
     constexpr std::string_view kAt = " at ShapeIndex ";
     size_t at = item.rfind(kAt);
     if (at == std::string_view::npos) {
-      return Fail(line, end, "expected 'at ShapeIndex {...}' after the parameter shape");
+      return Fail(line, end,
+                  "expected 'at ShapeIndex {...}' after the parameter shape");
     }
     out->parameter_shape = strip_bars(item.substr(6, at - 6));
     size_t pos = begin + at + kAt.size();
     if (!ParseShapeIndex(line, &pos, &out->parameter_index)) return false;
-    if (pos != end) return Fail(line, pos, "unexpected text after the shape index");
+    if (pos != end)
+      return Fail(line, pos, "unexpected text after the shape index");
   } else if (item.starts_with("output shape is ")) {
     out->output_shape = strip_bars(item.substr(16));
   } else {
@@ -384,8 +390,9 @@ bool BufferAssignmentParser::ParseValue(const LogicalLine& line,
       return false;
     }
   }
-  if (!Expect(line, &pos, ">", "'>' to close the value (after the name, "
-                               "'{index}', ' (phi)' or ' @color')")) {
+  if (!Expect(line, &pos, ">",
+              "'>' to close the value (after the name, "
+              "'{index}', ' (phi)' or ' @color')")) {
     return false;
   }
   SkipSpaces(s, &pos);
@@ -400,12 +407,14 @@ bool BufferAssignmentParser::ParseValue(const LogicalLine& line,
     if (!ParseInt(line, &pos, "a color number", &out->color)) return false;
     if (!Expect(line, &pos, ")", "')' after the color")) return false;
     SkipSpaces(s, &pos);
-    if (pos != s.size()) return Fail(line, pos, "unexpected text after the value");
+    if (pos != s.size())
+      return Fail(line, pos, "unexpected text after the value");
     return true;
   }
 
   if (!Expect(line, &pos, "(size=", "'(size=' after the value")) return false;
-  if (!ParseInt(line, &pos, "the value size in bytes", &out->size)) return false;
+  if (!ParseInt(line, &pos, "the value size in bytes", &out->size))
+    return false;
   if (!Expect(line, &pos, ",", "',' after the value size")) return false;
   SkipSpaces(s, &pos);
   if (!Expect(line, &pos, "offset=", "'offset=' after the value size")) {
@@ -416,7 +425,8 @@ bool BufferAssignmentParser::ParseValue(const LogicalLine& line,
   SkipSpaces(s, &pos);
   std::string_view shape = TrimRight(std::string_view(s).substr(pos));
   if (shape.empty()) return Fail(line, pos, "expected the value's shape");
-  if (BracketDepth(shape) != 0) return Fail(line, pos, "unbalanced brackets in shape");
+  if (BracketDepth(shape) != 0)
+    return Fail(line, pos, "unbalanced brackets in shape");
   out->shape = std::string(shape);
   return true;
 }
@@ -436,7 +446,8 @@ bool BufferAssignmentParser::Parse(std::vector<BufferAllocation>* allocations) {
     ++i;
   } else if (!first.starts_with("allocation ")) {
     error_ = MakeDiagnostic(
-        path_, text_, lines_[i].begin + (LineText(i).size() - TrimLeft(LineText(i)).size()),
+        path_, text_,
+        lines_[i].begin + (LineText(i).size() - TrimLeft(LineText(i)).size()),
         "not a buffer-assignment dump: expected 'BufferAssignment:' or "
         "'allocation N: size S, ...:'");
     return false;
@@ -452,7 +463,8 @@ bool BufferAssignmentParser::Parse(std::vector<BufferAllocation>* allocations) {
       // used values and live ranges) unless more allocations follow.
       size_t j = i;
       while (j < lines_.size() && blank(j)) ++j;
-      if (j < lines_.size() && TrimLeft(LineText(j)).starts_with("allocation ")) {
+      if (j < lines_.size() &&
+          TrimLeft(LineText(j)).starts_with("allocation ")) {
         i = j - 1;
         continue;
       }
@@ -469,8 +481,9 @@ bool BufferAssignmentParser::Parse(std::vector<BufferAllocation>* allocations) {
       if (!ParseHeader(line, &allocation)) return false;
       for (const BufferAllocation& a : *allocations) {
         if (a.index == allocation.index) {
-          return Fail(line, 0, fmt::format("duplicate allocation {} (first at line {})",
-                                           allocation.index, a.line));
+          return Fail(line, 0,
+                      fmt::format("duplicate allocation {} (first at line {})",
+                                  allocation.index, a.line));
         }
       }
       allocations->push_back(std::move(allocation));
@@ -480,7 +493,7 @@ bool BufferAssignmentParser::Parse(std::vector<BufferAllocation>* allocations) {
     if (trimmed.starts_with("value:")) {
       LogicalLine line = Gather(&i, ValueComplete);
       if (allocations->empty()) {
-        return Fail(line, indent, "'value:' line before any 'allocation' header");
+        return Fail(line, 0, "'value:' line before any 'allocation' header");
       }
       BufferValue value;
       if (!ParseValue(line, section, &value)) return false;
@@ -491,8 +504,9 @@ bool BufferAssignmentParser::Parse(std::vector<BufferAllocation>* allocations) {
     }
     if (trimmed == kCrossColorHeader) {
       if (allocations->empty()) {
-        error_ = MakeDiagnostic(path_, text_, lines_[i].begin + indent,
-                                "cross-color list before any 'allocation' header");
+        error_ =
+            MakeDiagnostic(path_, text_, lines_[i].begin + indent,
+                           "cross-color list before any 'allocation' header");
         return false;
       }
       section = Section::kCrossColor;
@@ -525,7 +539,8 @@ const BufferValue* BufferAssignment::FindValue(std::string_view instruction,
   auto it = by_instruction_.find(instruction);
   if (it == by_instruction_.end()) return nullptr;
   for (const ValueRef& ref : it->second) {
-    if (ref.index == index) return &allocations_[ref.allocation].values[ref.value];
+    if (ref.index == index)
+      return &allocations_[ref.allocation].values[ref.value];
   }
   return nullptr;
 }
@@ -593,8 +608,8 @@ std::optional<std::string> FindBufferAssignmentBeside(
   };
   constexpr std::string_view kTxt = ".txt";
   if (std::string_view(hlo_path).ends_with(kTxt)) {
-    std::string candidate =
-        hlo_path.substr(0, hlo_path.size() - kTxt.size()) + "-buffer-assignment.txt";
+    std::string candidate = hlo_path.substr(0, hlo_path.size() - kTxt.size()) +
+                            "-buffer-assignment.txt";
     if (is_file(candidate)) return candidate;
   }
   fs::path p(hlo_path);

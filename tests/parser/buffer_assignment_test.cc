@@ -3,11 +3,11 @@
 // malformed input and the dump-file lookup.
 #include "hloscope/parser/buffer_assignment.h"
 
+#include <gtest/gtest.h>
+
 #include <filesystem>
 #include <fstream>
 #include <string>
-
-#include <gtest/gtest.h>
 
 namespace hloscope {
 namespace {
@@ -23,7 +23,8 @@ BufferAssignment ParseOk(std::string_view text) {
 }
 
 BufferAssignment ReadFixture(const std::string& name) {
-  auto r = ReadBufferAssignmentFile(kFixtures + name + "/buffer-assignment.txt");
+  auto r =
+      ReadBufferAssignmentFile(kFixtures + name + "/buffer-assignment.txt");
   EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().Format());
   return r.ok() ? std::move(r).value() : BufferAssignment();
 }
@@ -33,16 +34,19 @@ std::string ErrorOf(std::string_view text) {
   auto r = ParseBufferAssignment(text, "ba.txt");
   if (r.ok()) return "";
   const Diagnostic& d = r.error();
-  return d.path + ":" + std::to_string(d.line) + ":" + std::to_string(d.column) +
-         ": " + d.message;
+  return d.path + ":" + std::to_string(d.line) + ":" +
+         std::to_string(d.column) + ": " + d.message;
 }
 
-// ---------------------------------------------------------------- newest format
+// ---------------------------------------------------------------- newest
+// format
 
 constexpr std::string_view kNewest =
     "BufferAssignment:\n"
-    "allocation 0: size 64, color 1, page 2, parameter 0, shape |(f32[4], s32[2,2])| "
-    "at ShapeIndex {1,0}, output shape is |(f32[4], s32[2,2])|, maybe-live-out, "
+    "allocation 0: size 64, color 1, page 2, parameter 0, shape |(f32[4], "
+    "s32[2,2])| "
+    "at ShapeIndex {1,0}, output shape is |(f32[4], s32[2,2])|, "
+    "maybe-live-out, "
     "some-future-flag:\n"
     " value: <5 p.1{1,0} @1> (size=16,offset=0): s32[2,2]{1,0}\n"
     " value: <9 while.2{1} (phi) @1> (size=16,offset=16): s32[2,2]{1,0}\n"
@@ -130,7 +134,8 @@ TEST(BufferAssignmentTest, NewestFormatSlices) {
   EXPECT_EQ(ba.SameSlice("fusion.3-x", {}, "missing", {}), std::nullopt);
 }
 
-// ----------------------------------------------------------------- older format
+// ----------------------------------------------------------------- older
+// format
 
 TEST(BufferAssignmentTest, OlderFormatIgnoresTrailingSections) {
   constexpr std::string_view kOld =
@@ -230,7 +235,8 @@ TEST(BufferAssignmentTest, WrappedHeadersAreJoined) {
 TEST(BufferAssignmentTest, CorpusDocumentationExample) {
   const std::string path = HLOSCOPE_CORPUS_DIR
       "/buffer_assignment/"
-      "openxla_xla__xla__tools__driver.cc__comment_example.buffer-assignment.txt";
+      "openxla_xla__xla__tools__driver.cc__comment_example.buffer-assignment."
+      "txt";
   if (!fs::exists(path)) GTEST_SKIP() << "corpus not present: " << path;
   auto r = ReadBufferAssignmentFile(path);
   ASSERT_TRUE(r.ok()) << r.error().Format();
@@ -257,7 +263,8 @@ TEST(BufferAssignmentTest, CorpusDocumentationExample) {
   EXPECT_EQ(ba.SliceOf("x.1"), (Slice{3, 0, 4}));
 }
 
-// ----------------------------------------------------------------- JAX fixtures
+// ----------------------------------------------------------------- JAX
+// fixtures
 
 TEST(BufferAssignmentFixtureTest, LoopDusDonated) {
   BufferAssignment ba = ReadFixture("loop_dus_donated");
@@ -302,7 +309,8 @@ TEST(BufferAssignmentFixtureTest, LoopDusDonated) {
 }
 
 TEST(BufferAssignmentFixtureTest, AtSetDonatedVersusNotDonated) {
-  // module.hlo.txt: ROOT dynamic-update-slice.5 = dynamic-update-slice(x.1, ...)
+  // module.hlo.txt: ROOT dynamic-update-slice.5 = dynamic-update-slice(x.1,
+  // ...)
   BufferAssignment donated = ReadFixture("at_set_donated");
   ASSERT_EQ(donated.allocations().size(), 3u);
   EXPECT_EQ(donated.SameSlice("dynamic-update-slice.5", {}, "x.1", {}), true);
@@ -367,8 +375,9 @@ TEST(BufferAssignmentErrorTest, ExactDiagnostics) {
   EXPECT_EQ(ErrorOf("HloModule m\n\nENTRY e {\n}\n"),
             "ba.txt:1:1: not a buffer-assignment dump: expected "
             "'BufferAssignment:' or 'allocation N: size S, ...:'");
-  EXPECT_EQ(ErrorOf("BufferAssignment:\n value: <1 a @0> (size=4,offset=0): f32[]\n"),
-            "ba.txt:2:2: 'value:' line before any 'allocation' header");
+  EXPECT_EQ(
+      ErrorOf("BufferAssignment:\n value: <1 a @0> (size=4,offset=0): f32[]\n"),
+      "ba.txt:2:2: 'value:' line before any 'allocation' header");
   EXPECT_EQ(ErrorOf("BufferAssignment:\nallocation x: size 4:\n"),
             "ba.txt:2:12: expected an allocation index");
   EXPECT_EQ(ErrorOf("BufferAssignment:\nallocation 0: sise 4:\n"),
@@ -455,7 +464,8 @@ TEST(BufferAssignmentErrorTest, MissingFile) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().line, 0);
   EXPECT_EQ(r.error().path, "/nonexistent/buffer-assignment.txt");
-  EXPECT_TRUE(r.error().message.starts_with("cannot open file")) << r.error().message;
+  EXPECT_TRUE(r.error().message.starts_with("cannot open file"))
+      << r.error().message;
 }
 
 // ------------------------------------------------------------------ lookup
@@ -475,9 +485,10 @@ TEST(FindBufferAssignmentBesideTest, XlaDumpNaming) {
   std::ofstream(ba) << "BufferAssignment:\n";
   EXPECT_EQ(FindBufferAssignmentBeside(hlo), ba);
   // Another module in the same folder has no dump of its own.
-  EXPECT_EQ(FindBufferAssignmentBeside(
-                (dir / "module_0002.jit_g.cpu_after_optimizations.txt").string()),
-            std::nullopt);
+  EXPECT_EQ(
+      FindBufferAssignmentBeside(
+          (dir / "module_0002.jit_g.cpu_after_optimizations.txt").string()),
+      std::nullopt);
   fs::remove_all(dir);
 }
 
@@ -488,8 +499,9 @@ TEST(FindBufferAssignmentBesideTest, FixtureLayout) {
   EXPECT_EQ(FindBufferAssignmentBeside(dir + "as_text.hlo.txt"),
             dir + "buffer-assignment.txt");
   EXPECT_EQ(FindBufferAssignmentBeside(dir + "meta.json"), std::nullopt);
-  EXPECT_EQ(FindBufferAssignmentBeside(kFixtures + "no_such_case/module.hlo.txt"),
-            std::nullopt);
+  EXPECT_EQ(
+      FindBufferAssignmentBeside(kFixtures + "no_such_case/module.hlo.txt"),
+      std::nullopt);
 }
 
 }  // namespace

@@ -23,6 +23,8 @@ enum class CopyCause {
   kReadAfterUpdate,       // a value is still read after an in-place update of it
   kOutputDuplicated,      // the same value appears twice in the entry output
   kOutputPassthrough,     // an entry output passes a parameter/constant through
+  kOutputAliasing,        // a result is copied into a donated argument's buffer
+  kConditionalBranch,     // a conditional branch protects its input or fills its output
   kLayoutChange,          // physical transpose (layout assignment)
   kMemorySpaceMove,       // between memory spaces (S(n)), prefetch/offload
   kUnknown,

@@ -108,8 +108,7 @@ class BufferAssignment {
   // True when both values are listed and have the same allocation and
   // offset; nullopt when either is missing.
   std::optional<bool> SameSlice(std::string_view a, const ShapeIndex& ai,
-                                std::string_view b,
-                                const ShapeIndex& bi) const;
+                                std::string_view b, const ShapeIndex& bi) const;
   // Sum of allocation sizes (XLA's "Total bytes used").
   int64_t total_bytes() const;
 

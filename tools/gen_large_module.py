@@ -1,0 +1,332 @@
+#!/usr/bin/env python3
+"""Generate (on demand, cached) one large, real, optimized HLO module with JAX.
+
+The module is the XLA:CPU-optimized HLO of a full training step of a deep
+LLaMA-style decoder (RMSNorm, RoPE, causal attention, SwiGLU MLP, bf16 compute
+with f32 master weights, softmax cross-entropy, global-norm clipping, AdamW).
+The layers are unrolled with a Python for-loop (no lax.scan), so the module
+size grows linearly with the layer count. The text is taken verbatim from the
+`*.cpu_after_optimizations.txt` file that XLA writes with `xla_dump_to`, so it
+carries everything the real dump carries (metadata op_name / source info,
+FileNames / FunctionNames / FileLocations / StackFrames tables, schedule,
+layouts, input/output aliasing).
+
+The layer count is chosen automatically: two small calibration compiles give
+the (linear) bytes-per-layer, then the full module is compiled; if it comes
+out short of --min-mb the layer count is increased and it is compiled again.
+
+Usage:
+  tools/gen_large_module.py                 # >= 100 MB -> ~/.cache/hloscope/large_module.hlo.txt
+  tools/gen_large_module.py --min-mb 5      # quick variant -> ~/.cache/hloscope/large_module_5mb.hlo.txt
+  tools/gen_large_module.py --out PATH [--layers N] [--force]
+
+A JSON sidecar (PATH + ".json") records the jax/jaxlib versions, layer count,
+model config, bytes, sha256 and timings. If PATH and its sidecar already exist
+and match the requested parameters (and the file's size and sha256 match the
+sidecar), nothing is done. The output path is printed on the last stdout line.
+
+Note: LayerNorm (mean-subtracting) is deliberately not used: on XLA:CPU its
+backward pass triggers fusion duplication along the residual stream, which
+makes the optimized module grow quadratically with depth (64 layers: ~80 MB
+and ~20 GB of compiler memory). RMSNorm stays linear.
+"""
+
+import argparse
+import glob
+import hashlib
+import json
+import math
+import os
+import platform
+import shutil
+import sys
+import tempfile
+import time
+
+# Bump when the model / procedure changes so stale caches are regenerated.
+GENERATOR_VERSION = 1
+
+# Model shape (per layer). Tensor sizes do not matter for compile time (no
+# buffers are allocated when compiling), only the op count does; they are kept
+# modest but realistic-looking.
+CONFIG = dict(
+    batch=4,
+    seq=128,
+    d_model=256,
+    n_heads=8,
+    d_ff=688,
+    vocab=1024,
+    compute_dtype="bfloat16",
+    param_dtype="float32",
+)
+
+
+def log(msg):
+    print(f"[gen_large_module] {msg}", file=sys.stderr, flush=True)
+
+
+def default_out(min_mb):
+    base = os.path.join(os.path.expanduser("~"), ".cache", "hloscope")
+    if float(min_mb) == 100:
+        return os.path.join(base, "large_module.hlo.txt")
+    mb = int(min_mb) if float(min_mb).is_integer() else min_mb
+    return os.path.join(base, f"large_module_{mb}mb.hlo.txt")
+
+
+def sha256_file(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 24), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+# --------------------------------------------------------------------------
+# Model
+# --------------------------------------------------------------------------
+
+
+def build_step(n_layers, cfg):
+    """Returns (jitted train step, abstract args)."""
+    import jax
+    import jax.numpy as jnp
+
+    B, S, D = cfg["batch"], cfg["seq"], cfg["d_model"]
+    H, F, V = cfg["n_heads"], cfg["d_ff"], cfg["vocab"]
+    Dh = D // H
+    cdt = jnp.dtype(cfg["compute_dtype"])
+    pdt = jnp.dtype(cfg["param_dtype"])
+
+    def rms_norm(x, g):
+        x32 = x.astype(jnp.float32)
+        y = x32 * jax.lax.rsqrt(jnp.mean(x32 * x32, axis=-1, keepdims=True) + 1e-6)
+        return (y * g).astype(cdt)
+
+    def rope(x, positions):
+        # x: [B, S, H, Dh]; positions: [B, S] int32 (an input, so nothing is
+        # constant-folded into huge literals).
+        half = Dh // 2
+        inv_freq = 1.0 / (10000.0 ** (jnp.arange(half, dtype=jnp.float32) / half))
+        ang = positions.astype(jnp.float32)[:, :, None] * inv_freq  # [B,S,half]
+        sin = jnp.sin(ang)[:, :, None, :].astype(cdt)
+        cos = jnp.cos(ang)[:, :, None, :].astype(cdt)
+        x1, x2 = x[..., :half], x[..., half:]
+        return jnp.concatenate([x1 * cos - x2 * sin, x2 * cos + x1 * sin], axis=-1)
+
+    def attention(p, h, positions):
+        w = lambda n: p[n].astype(cdt)
+        q = (h @ w("wq")).reshape(B, S, H, Dh)
+        k = (h @ w("wk")).reshape(B, S, H, Dh)
+        v = (h @ w("wv")).reshape(B, S, H, Dh)
+        q, k = rope(q, positions), rope(k, positions)
+        logits = jnp.einsum("bshd,bthd->bhst", q, k).astype(jnp.float32)
+        logits = logits * (1.0 / math.sqrt(Dh))
+        causal = jnp.tril(jnp.ones((S, S), dtype=bool))
+        logits = jnp.where(causal, logits, jnp.finfo(jnp.float32).min)
+        probs = jax.nn.softmax(logits, axis=-1).astype(cdt)
+        o = jnp.einsum("bhst,bthd->bshd", probs, v).reshape(B, S, D)
+        return o @ w("wo")
+
+    def mlp(p, h):
+        w = lambda n: p[n].astype(cdt)
+        return (jax.nn.silu(h @ w("w_gate")) * (h @ w("w_up"))) @ w("w_down")
+
+    def block(p, x, positions):
+        x = x + attention(p, rms_norm(x, p["attn_norm"]), positions)
+        x = x + mlp(p, rms_norm(x, p["mlp_norm"]))
+        return x
+
+    def loss_fn(params, tokens, positions, targets):
+        x = jnp.take(params["embed"].astype(cdt), tokens, axis=0)
+        for p in params["layers"]:  # unrolled on purpose (no scan)
+            x = block(p, x, positions)
+        x = rms_norm(x, params["final_norm"])
+        logits = (x @ params["lm_head"].astype(cdt)).astype(jnp.float32)
+        logp = jax.nn.log_softmax(logits, axis=-1)
+        nll = -jnp.take_along_axis(logp, targets[..., None], axis=-1)[..., 0]
+        return jnp.mean(nll)
+
+    def train_step(params, opt_state, tokens, positions, targets):
+        loss, grads = jax.value_and_grad(loss_fn)(params, tokens, positions, targets)
+        # global-norm gradient clipping
+        leaves = jax.tree.leaves(grads)
+        gnorm = jnp.sqrt(sum(jnp.sum(jnp.square(g)) for g in leaves))
+        scale = jnp.minimum(1.0, 1.0 / (gnorm + 1e-6))
+        grads = jax.tree.map(lambda g: g * scale, grads)
+        # AdamW
+        step = opt_state["step"] + 1
+        b1, b2, lr, wd, eps = 0.9, 0.95, 3e-4, 0.1, 1e-8
+        mu = jax.tree.map(lambda m, g: b1 * m + (1 - b1) * g, opt_state["mu"], grads)
+        nu = jax.tree.map(lambda v, g: b2 * v + (1 - b2) * g * g, opt_state["nu"], grads)
+        t = step.astype(jnp.float32)
+        bc1, bc2 = 1 - b1**t, 1 - b2**t
+        params = jax.tree.map(
+            lambda p, m, v: p - lr * ((m / bc1) / (jnp.sqrt(v / bc2) + eps) + wd * p),
+            params, mu, nu)
+        return params, dict(step=step, mu=mu, nu=nu), dict(loss=loss, grad_norm=gnorm)
+
+    sds = jax.ShapeDtypeStruct
+    layer_shapes = dict(
+        attn_norm=(D,), wq=(D, D), wk=(D, D), wv=(D, D), wo=(D, D),
+        mlp_norm=(D,), w_gate=(D, F), w_up=(D, F), w_down=(F, D))
+    params = dict(
+        embed=sds((V, D), pdt),
+        layers=[{n: sds(s, pdt) for n, s in layer_shapes.items()} for _ in range(n_layers)],
+        final_norm=sds((D,), pdt),
+        lm_head=sds((D, V), pdt),
+    )
+    opt_state = dict(step=sds((), jnp.int32), mu=params, nu=params)
+    tok = sds((B, S), jnp.int32)
+    step_fn = jax.jit(train_step, donate_argnums=(0, 1))
+    return step_fn, (params, opt_state, tok, tok, tok)
+
+
+def compile_and_dump(n_layers, cfg, dump_dir):
+    """Compiles the n-layer train step on CPU; returns (text path, timings)."""
+    import jax
+
+    step_fn, args = build_step(n_layers, cfg)
+    t0 = time.perf_counter()
+    lowered = step_fn.lower(*args)
+    t1 = time.perf_counter()
+    lowered.compile(compiler_options={"xla_dump_to": dump_dir})
+    t2 = time.perf_counter()
+    hits = sorted(glob.glob(os.path.join(dump_dir, "*cpu_after_optimizations.txt")))
+    hits = [h for h in hits if "jit_train_step" in os.path.basename(h)] or hits
+    if not hits:
+        raise RuntimeError(f"no *cpu_after_optimizations.txt in {dump_dir}: "
+                           f"{sorted(os.listdir(dump_dir))[:20]}")
+    # Pick the largest in case something else got dumped too.
+    path = max(hits, key=os.path.getsize)
+    return path, dict(lower_s=round(t1 - t0, 3), compile_s=round(t2 - t1, 3))
+
+
+def compile_size(n_layers, cfg, workdir):
+    d = tempfile.mkdtemp(prefix=f"dump_{n_layers}_", dir=workdir)
+    try:
+        path, t = compile_and_dump(n_layers, cfg, d)
+        size = os.path.getsize(path)
+        log(f"  {n_layers} layers: {size / 1e6:.2f} MB, lower {t['lower_s']:.1f}s, "
+            f"compile {t['compile_s']:.1f}s")
+        return size, t
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", help="output path (default: ~/.cache/hloscope/large_module[_<N>mb].hlo.txt)")
+    ap.add_argument("--min-mb", type=float, default=100.0,
+                    help="minimum module text size in MB (10^6 bytes); default 100")
+    ap.add_argument("--layers", type=int, default=None,
+                    help="use exactly this many layers (skips calibration; size may end up below --min-mb)")
+    ap.add_argument("--force", action="store_true", help="regenerate even if cached")
+    ap.add_argument("--margin", type=float, default=0.02,
+                    help="relative safety margin on the size estimate (default 0.02)")
+    args = ap.parse_args()
+
+    out = os.path.abspath(os.path.expanduser(args.out or default_out(args.min_mb)))
+    sidecar = out + ".json"
+    min_bytes = int(args.min_mb * 1e6)
+
+    import jax
+    import jaxlib
+
+    request = dict(generator_version=GENERATOR_VERSION, min_mb=args.min_mb,
+                   layers_override=args.layers, config=CONFIG,
+                   jax_version=jax.__version__, jaxlib_version=jaxlib.__version__)
+
+    if not args.force and os.path.exists(out) and os.path.exists(sidecar):
+        try:
+            with open(sidecar) as f:
+                meta = json.load(f)
+            same = all(meta.get("request", {}).get(k) == v for k, v in request.items())
+            if same and os.path.getsize(out) == meta.get("bytes") and sha256_file(out) == meta.get("sha256"):
+                log(f"cached: {meta['bytes'] / 1e6:.1f} MB, {meta['layers']} layers, "
+                    f"jax {meta['jax_version']}")
+                print(out)
+                return 0
+            log("cache present but parameters/contents differ; regenerating")
+        except (OSError, ValueError) as e:
+            log(f"unreadable sidecar ({e}); regenerating")
+
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    # Keep the big dumps (plus LLVM IR / object files XLA also dumps) near the
+    # output rather than in a possibly small /tmp.
+    workdir = tempfile.mkdtemp(prefix=".gen_large_module_", dir=os.path.dirname(out))
+    t_start = time.perf_counter()
+    attempts = []
+    try:
+        if args.layers is not None:
+            n = args.layers
+        else:
+            # Calibration: size is linear in the layer count (a + b*n).
+            n1, n2 = 4, 8
+            s1, _ = compile_size(n1, CONFIG, workdir)
+            s2, _ = compile_size(n2, CONFIG, workdir)
+            slope = (s2 - s1) / (n2 - n1)
+            icpt = s1 - slope * n1
+            n = max(1, math.ceil((min_bytes * (1 + args.margin) - icpt) / slope))
+            log(f"calibration: {slope / 1e3:.1f} KB/layer + {icpt / 1e3:.1f} KB -> {n} layers")
+
+        while True:
+            log(f"compiling {n} layers ...")
+            d = tempfile.mkdtemp(prefix=f"dump_{n}_", dir=workdir)
+            path, t = compile_and_dump(n, CONFIG, d)
+            size = os.path.getsize(path)
+            attempts.append(dict(layers=n, bytes=size, **t))
+            log(f"  {n} layers: {size / 1e6:.2f} MB, lower {t['lower_s']:.1f}s, "
+                f"compile {t['compile_s']:.1f}s")
+            if size >= min_bytes or args.layers is not None:
+                break
+            shutil.rmtree(d, ignore_errors=True)
+            per_layer = size / n
+            n = math.ceil(n + (min_bytes - size) * (1 + args.margin) / per_layer) + 1
+
+        tmp_out = out + ".tmp"
+        shutil.copyfile(path, tmp_out)
+        digest = sha256_file(tmp_out)
+        with open(tmp_out, "rb") as f:
+            n_lines = sum(chunk.count(b"\n") for chunk in iter(lambda: f.read(1 << 24), b""))
+        os.replace(tmp_out, out)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+    try:
+        import resource
+        peak_rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+    except Exception:  # pragma: no cover
+        peak_rss_mb = None
+    meta = dict(
+        request=request,
+        path=out,
+        jax_version=jax.__version__,
+        jaxlib_version=jaxlib.__version__,
+        backend="cpu",
+        source_dump_file=os.path.basename(path),
+        layers=n,
+        bytes=size,
+        lines=n_lines,
+        sha256=digest,
+        compile_s=attempts[-1]["compile_s"],
+        lower_s=attempts[-1]["lower_s"],
+        total_s=round(time.perf_counter() - t_start, 3),
+        peak_rss_mb=peak_rss_mb,
+        attempts=attempts,
+        python=platform.python_version(),
+        machine=platform.machine(),
+        cpu_count=os.cpu_count(),
+        created=time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+    )
+    with open(sidecar + ".tmp", "w") as f:
+        json.dump(meta, f, indent=2)
+        f.write("\n")
+    os.replace(sidecar + ".tmp", sidecar)
+    log(f"wrote {size / 1e6:.1f} MB ({n_lines} lines, {n} layers) in {meta['total_s']:.0f}s "
+        f"(final compile {meta['compile_s']:.0f}s), jax {jax.__version__}")
+    print(out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
