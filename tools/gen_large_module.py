@@ -94,6 +94,9 @@ def build_step(n_layers, cfg):
     B, S, D = cfg["batch"], cfg["seq"], cfg["d_model"]
     H, F, V = cfg["n_heads"], cfg["d_ff"], cfg["vocab"]
     Dh = D // H
+    # Flax-style module paths in op_name metadata
+    # (e.g. ".../TransformerLM/decoder/layers_17/mlp/wi_0/dot_general").
+    ns = jax.named_scope
     cdt = jnp.dtype(cfg["compute_dtype"])
     pdt = jnp.dtype(cfg["param_dtype"])
 
@@ -113,41 +116,67 @@ def build_step(n_layers, cfg):
         x1, x2 = x[..., :half], x[..., half:]
         return jnp.concatenate([x1 * cos - x2 * sin, x2 * cos + x1 * sin], axis=-1)
 
+    def dense(name, h, w):
+        with ns(name):
+            return h @ w.astype(cdt)
+
     def attention(p, h, positions):
-        w = lambda n: p[n].astype(cdt)
-        q = (h @ w("wq")).reshape(B, S, H, Dh)
-        k = (h @ w("wk")).reshape(B, S, H, Dh)
-        v = (h @ w("wv")).reshape(B, S, H, Dh)
-        q, k = rope(q, positions), rope(k, positions)
-        logits = jnp.einsum("bshd,bthd->bhst", q, k).astype(jnp.float32)
-        logits = logits * (1.0 / math.sqrt(Dh))
-        causal = jnp.tril(jnp.ones((S, S), dtype=bool))
-        logits = jnp.where(causal, logits, jnp.finfo(jnp.float32).min)
-        probs = jax.nn.softmax(logits, axis=-1).astype(cdt)
-        o = jnp.einsum("bhst,bthd->bshd", probs, v).reshape(B, S, D)
-        return o @ w("wo")
+        q = dense("query", h, p["wq"]).reshape(B, S, H, Dh)
+        k = dense("key", h, p["wk"]).reshape(B, S, H, Dh)
+        v = dense("value", h, p["wv"]).reshape(B, S, H, Dh)
+        with ns("rotary_embedding"):
+            q, k = rope(q, positions), rope(k, positions)
+        with ns("attention_weights"):
+            logits = jnp.einsum("bshd,bthd->bhst", q, k).astype(jnp.float32)
+            logits = logits * (1.0 / math.sqrt(Dh))
+            causal = jnp.tril(jnp.ones((S, S), dtype=bool))
+            logits = jnp.where(causal, logits, jnp.finfo(jnp.float32).min)
+            probs = jax.nn.softmax(logits, axis=-1).astype(cdt)
+        with ns("attention_combine"):
+            o = jnp.einsum("bhst,bthd->bshd", probs, v).reshape(B, S, D)
+        return dense("out", o, p["wo"])
 
     def mlp(p, h):
-        w = lambda n: p[n].astype(cdt)
-        return (jax.nn.silu(h @ w("w_gate")) * (h @ w("w_up"))) @ w("w_down")
+        gate = dense("wi_0", h, p["w_gate"])
+        up = dense("wi_1", h, p["w_up"])
+        with ns("activation"):
+            a = jax.nn.silu(gate) * up
+        return dense("wo", a, p["w_down"])
 
     def block(p, x, positions):
-        x = x + attention(p, rms_norm(x, p["attn_norm"]), positions)
-        x = x + mlp(p, rms_norm(x, p["mlp_norm"]))
+        with ns("pre_self_attention_norm"):
+            h = rms_norm(x, p["attn_norm"])
+        with ns("self_attention"):
+            x = x + attention(p, h, positions)
+        with ns("pre_ffw_norm"):
+            h = rms_norm(x, p["mlp_norm"])
+        with ns("mlp"):
+            x = x + mlp(p, h)
         return x
 
     def loss_fn(params, tokens, positions, targets):
-        x = jnp.take(params["embed"].astype(cdt), tokens, axis=0)
-        for p in params["layers"]:  # unrolled on purpose (no scan)
-            x = block(p, x, positions)
-        x = rms_norm(x, params["final_norm"])
-        logits = (x @ params["lm_head"].astype(cdt)).astype(jnp.float32)
-        logp = jax.nn.log_softmax(logits, axis=-1)
-        nll = -jnp.take_along_axis(logp, targets[..., None], axis=-1)[..., 0]
-        return jnp.mean(nll)
+        with ns("embedder"):
+            x = jnp.take(params["embed"].astype(cdt), tokens, axis=0)
+        with ns("decoder"):
+            for i, p in enumerate(params["layers"]):  # unrolled on purpose (no scan)
+                with ns(f"layers_{i}"):
+                    x = block(p, x, positions)
+            with ns("decoder_norm"):
+                x = rms_norm(x, params["final_norm"])
+            with ns("logits_dense"):
+                logits = (x @ params["lm_head"].astype(cdt)).astype(jnp.float32)
+        with ns("cross_entropy_loss"):
+            logp = jax.nn.log_softmax(logits, axis=-1)
+            nll = -jnp.take_along_axis(logp, targets[..., None], axis=-1)[..., 0]
+            return jnp.mean(nll)
 
     def train_step(params, opt_state, tokens, positions, targets):
-        loss, grads = jax.value_and_grad(loss_fn)(params, tokens, positions, targets)
+        with ns("TransformerLM"):
+            loss, grads = jax.value_and_grad(loss_fn)(params, tokens, positions, targets)
+        with ns("optimizer"):
+            return apply_updates(params, opt_state, grads, loss)
+
+    def apply_updates(params, opt_state, grads, loss):
         # global-norm gradient clipping
         leaves = jax.tree.leaves(grads)
         gnorm = jnp.sqrt(sum(jnp.sum(jnp.square(g)) for g in leaves))

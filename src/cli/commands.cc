@@ -185,6 +185,10 @@ int Main(int argc, char** argv) {
       AddCheckCommand(app),
       AddStatsCommand(app),
       AddPrintCommand(app),
+      AddFusionsCommand(app),
+      AddWhereCommand(app),
+      AddAnnotateCommand(app),
+      AddExplainCommand(app),
   };
   try {
     app.parse(argc, argv);

@@ -34,6 +34,12 @@ Subcommand AddPrintCommand(CLI::App& app);
 
 int Main(int argc, char** argv);
 
+// explore_commands.cc
+Subcommand AddFusionsCommand(CLI::App& app);
+Subcommand AddWhereCommand(CLI::App& app);
+Subcommand AddAnnotateCommand(CLI::App& app);
+Subcommand AddExplainCommand(CLI::App& app);
+
 }  // namespace hloscope::cli
 
 #endif  // HLOSCOPE_CLI_COMMANDS_H_

@@ -61,6 +61,10 @@ void HloParserImpl::ParseAttributes(HloInstruction* instr) {
     }
     size_t v_end = ScanAttributeValue();
     HloAttribute attr{name, s_.substr(v_start, v_end - v_start)};
+    if (attr.value.find('\n') != std::string_view::npos) {
+      multiline_value_ = v_start;
+      multiline_attribute_ = name;
+    }
     p_ = v_end;
     attribute_scratch_.push_back(attr);
     DecodeAttribute(instr, attr, v_start);
@@ -120,7 +124,7 @@ bool HloParserImpl::ParseInlineComputation(HloInstruction* instr,
   comp->name_ = Synthesize(fmt::format("{}.inline.{}", instr->opcode_text_, next_id_));
   comp->parent_ = module_;
   comp->offset_ = p_;
-  ParseComputationBody(comp, p_);
+  ParseComputationBody(comp, p_, /*is_inline=*/true);
   if (computation_names_.Find(comp->name_))
     Error(value_offset, fmt::format("inline computation name '{}' is already taken",
                                     comp->name_));

@@ -137,8 +137,9 @@ size_t HloParserImpl::ScanString(size_t start) {
   }
 }
 
-// Skips a balanced (), [] or {} group, strings inside it included. Nesting is
-// tracked with a small stack, not recursion, so deep input cannot overflow.
+// Skips a balanced (), [] or {} group, strings and /* */ comments inside it
+// included. Nesting is tracked with a small stack, not recursion, so deep
+// input cannot overflow.
 size_t HloParserImpl::ScanBalanced(size_t start) {
   std::string stack;
   size_t i = start;
@@ -160,6 +161,15 @@ size_t HloParserImpl::ScanBalanced(size_t start) {
       case '"':
         i = ScanString(i);
         continue;
+      case '/':
+        // `/*index=5*/` in tuple shardings; a comment may hold brackets.
+        if (PeekAt(i + 1) == '*') {
+          size_t end = s_.find("*/", i + 2);
+          if (end == std::string_view::npos) Error(i, "unterminated '/*' comment");
+          i = end + 2;
+          continue;
+        }
+        break;
       default: break;
     }
     ++i;
@@ -196,6 +206,7 @@ size_t HloParserImpl::ScanAttributeValue() {
       break;
     }
     if (c == ',' || c == '\n' || c == '\r' || c == '}' || c == ')') break;
+    if (c == '/' && (PeekAt(i + 1) == '*' || PeekAt(i + 1) == '/')) break;  // comment
     ++i;
   }
   if (i == p_) ErrorExpected("an attribute value");

@@ -181,7 +181,7 @@ void HloParserImpl::ParseComputation() {
   }
   if (Peek() != '{')
     ErrorExpected(fmt::format("'{{' to open computation '{}'", name));
-  ParseComputationBody(comp, p_);
+  ParseComputationBody(comp, p_, /*is_inline=*/false);
 
   // execution_thread="host" after the closing brace.
   size_t save = p_;
@@ -210,9 +210,11 @@ void HloParserImpl::ParseComputation() {
 }
 
 // body ::= '{' instruction+ '}'   (the root is the ROOT one, else the last)
-void HloParserImpl::ParseComputationBody(HloComputation* comp, size_t open) {
+void HloParserImpl::ParseComputationBody(HloComputation* comp, size_t open,
+                                         bool is_inline) {
   p_ = open + 1;
-  if (++depth_ > options_.max_nesting_depth) ErrorTooDeep(open, "computations");
+  if (is_inline && ++computation_depth_ > options_.max_nesting_depth)
+    ErrorTooDeep(open, "inline computations");
   // Save the enclosing computation's state (for inline computations).
   NameTable<HloInstruction*> saved_names = std::move(instruction_names_);
   std::vector<HloInstruction*> saved_instrs = std::move(instructions_);
@@ -224,10 +226,17 @@ void HloParserImpl::ParseComputationBody(HloComputation* comp, size_t open) {
   HloInstruction* root = nullptr;
   while (true) {
     SkipSpace();
-    if (AtEnd())
+    if (AtEnd()) {
+      if (multiline_value_ != std::string_view::npos && multiline_value_ > open)
+        Error(multiline_value_,
+              fmt::format("computation '{}' is not closed before end of input; "
+                          "the value of '{}' here spans lines and may lack its "
+                          "closing bracket",
+                          comp->name_, multiline_attribute_));
       Error(open, fmt::format("computation '{}' is not closed: expected '}}' "
                               "before end of input",
                               comp->name_));
+    }
     if (Peek() == '}') {
       ++p_;
       break;
@@ -254,7 +263,7 @@ void HloParserImpl::ParseComputationBody(HloComputation* comp, size_t open) {
   instruction_names_ = std::move(saved_names);
   instructions_ = std::move(saved_instrs);
   pending_operands_ = std::move(saved_pending);
-  --depth_;
+  if (is_inline) --computation_depth_;
 }
 
 void HloParserImpl::ResolveComputation(HloComputation* comp) {
@@ -406,10 +415,11 @@ void HloParserImpl::ParseOperands(HloInstruction* instr) {
       }
       if (!percent && Peek() == '(') {
         // Nested instruction as operand.
-        if (++depth_ > options_.max_nesting_depth) ErrorTooDeep(at, "operands");
+        if (++operand_depth_ > options_.max_nesting_depth)
+          ErrorTooDeep(at, "operands");
         p_ = at;
         HloInstruction* nested = ParseInstruction(instr->parent_, /*nested=*/true, shape);
-        --depth_;
+        --operand_depth_;
         operand_scratch_.push_back(nested);
       } else if (Peek() == '#') {
         operand_scratch_.push_back(ParseCompactGte(instr, name, at));

@@ -128,7 +128,7 @@ class HloParserImpl {
   // From the '{' at `open` to past the matching '}': the instructions of
   // `comp`, resolved. Saves and restores the enclosing computation's state,
   // so it also serves inline computations (`calls={ ... }`).
-  void ParseComputationBody(HloComputation* comp, size_t open);
+  void ParseComputationBody(HloComputation* comp, size_t open, bool is_inline);
   HloInstruction* ParseInstruction(HloComputation* comp, bool nested,
                                    const Shape* nested_shape = nullptr);
   void ParseOperands(HloInstruction* instr);
@@ -143,7 +143,12 @@ class HloParserImpl {
   std::string_view s_;
   const ParseOptions& options_;
   size_t p_ = 0;
-  int depth_ = 0;            // nested operands and inline computations
+  int operand_depth_ = 0;      // nested operand instructions
+  int computation_depth_ = 0;  // inline computations (calls={...})
+  // Start of the last attribute value that spans lines, and its name: when
+  // a computation is not closed, that value may have swallowed its '}'.
+  size_t multiline_value_ = std::string_view::npos;
+  std::string_view multiline_attribute_;
   bool split_seen_ = false;  // a `// -----` line since the last computation
 
   HloModuleGroup group_;

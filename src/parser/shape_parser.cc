@@ -64,9 +64,12 @@ size_t HloParserImpl::ScanShapeEnd(size_t start, int depth) {
     Error(i, "unbalanced '[' in shape: no matching ']' before end of input");
   i = close + 1;
   // A '{' right after the dimensions is a layout when an integer, ':' or
-  // '}' follows; `-> f32[2] {` opens a computation instead.
+  // '}' follows (spaces allowed, as XLA's lexer skips them); `-> f32[2] {`
+  // opens a computation instead.
   if (PeekAt(i) == '{') {
-    char n = PeekAt(i + 1);
+    size_t k = i + 1;
+    while (PeekAt(k) == ' ') ++k;
+    char n = PeekAt(k);
     if (IsDigit(n) || n == ':' || n == '}') {
       size_t end = s_.find('}', i);
       if (end == std::string_view::npos)

@@ -311,13 +311,13 @@ TEST_F(ShapeTest, ShapeErrors) {
   EXPECT_EQ(ParseErrorLine("ENTRY e {\n  ROOT p = f32[2,x] parameter(0)\n}\n"),
             "2:18: error: expected an integer, found 'x'");
   EXPECT_EQ(ParseErrorLine("ENTRY e {\n  ROOT p = f32[2]{1,x} parameter(0)\n}\n"),
-            "2:20: error: expected an integer in the layout");
+            "2:21: error: expected an integer in the layout");
   EXPECT_EQ(ParseErrorLine("ENTRY e {\n  ROOT p = f32[2]{0:E(x)} parameter(0)\n}\n"),
-            "2:22: error: expected a non-negative integer in E(...)");
+            "2:23: error: expected a non-negative integer in E(...)");
   EXPECT_EQ(ParseErrorLine("ENTRY e {\n  ROOT p = (f32[], $) parameter(0)\n}\n"),
-            "2:19: error: unexpected '$' in tuple shape");
+            "2:20: error: unexpected '$' in tuple shape");
   EXPECT_EQ(ParseErrorLine("ENTRY e {\n  ROOT p = (f32[], 7) parameter(0)\n}\n"),
-            "2:19: error: expected a shape in the tuple, found '7'");
+            "2:20: error: expected a shape in the tuple, found '7'");
 }
 
 }  // namespace

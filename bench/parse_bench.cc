@@ -1,0 +1,108 @@
+// Parser and analysis throughput (Google Benchmark).
+//
+//   HLOSCOPE_BENCH_FILE=big.hlo.txt build/dev/bench/hloscope_bench
+//
+// BM_ParseFile: bytes/s of ParseHloText on one file (the text is read once,
+// outside the timed loop). BM_CheckFile: parse + CheckModule, so the ratio
+// BM_CheckFile/BM_ParseFile is the analysis cost relative to parsing.
+// BM_ParseCorpus: all HLO files of ../shared/corpus. bench/run_parse_bench.py
+// runs these next to XLA's own parser and `wc -l` and prints the ratios.
+#include <benchmark/benchmark.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "hloscope/analysis/check.h"
+#include "hloscope/parser/parser.h"
+
+namespace {
+
+std::shared_ptr<const std::string> ReadAll(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return std::make_shared<const std::string>(std::move(ss).str());
+}
+
+std::shared_ptr<const std::string> BenchFile(benchmark::State& state) {
+  const char* path = std::getenv("HLOSCOPE_BENCH_FILE");
+  if (!path) {
+    state.SkipWithError("set HLOSCOPE_BENCH_FILE to an HLO text file");
+    return nullptr;
+  }
+  static std::string cached_path;
+  static std::shared_ptr<const std::string> cached;
+  if (cached_path != path) {
+    cached = ReadAll(path);
+    cached_path = path;
+  }
+  return cached;
+}
+
+void BM_ParseFile(benchmark::State& state) {
+  auto text = BenchFile(state);
+  if (!text) return;
+  for (auto _ : state) {
+    auto group = hloscope::ParseHloText(text);
+    if (!group.ok()) {
+      state.SkipWithError(group.error().Format().c_str());
+      return;
+    }
+    benchmark::DoNotOptimize(group->modules.size());
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *
+                          static_cast<int64_t>(text->size()));
+}
+BENCHMARK(BM_ParseFile)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_CheckFile(benchmark::State& state) {
+  auto text = BenchFile(state);
+  if (!text) return;
+  for (auto _ : state) {
+    auto group = hloscope::ParseHloText(text);
+    if (!group.ok()) {
+      state.SkipWithError(group.error().Format().c_str());
+      return;
+    }
+    for (const auto& m : group->modules) {
+      hloscope::ModuleCheck check = hloscope::CheckModule(*m);
+      benchmark::DoNotOptimize(check.copies.size());
+    }
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *
+                          static_cast<int64_t>(text->size()));
+}
+BENCHMARK(BM_CheckFile)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_ParseCorpus(benchmark::State& state) {
+  std::filesystem::path dir = HLOSCOPE_CORPUS_DIR;
+  std::vector<std::shared_ptr<const std::string>> files;
+  std::error_code ec;
+  for (const char* sub : {"xla", "xla_cc_embedded", "issues"}) {
+    for (const auto& e : std::filesystem::directory_iterator(dir / sub, ec))
+      files.push_back(ReadAll(e.path().string()));
+  }
+  if (files.empty()) {
+    state.SkipWithError("corpus not found");
+    return;
+  }
+  int64_t bytes = 0;
+  for (const auto& f : files) bytes += static_cast<int64_t>(f->size());
+  for (auto _ : state) {
+    for (const auto& f : files) {
+      auto group = hloscope::ParseHloText(f);
+      benchmark::DoNotOptimize(group.ok());
+    }
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * bytes);
+}
+BENCHMARK(BM_ParseCorpus)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+}  // namespace
+
+BENCHMARK_MAIN();

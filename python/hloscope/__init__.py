@@ -1,0 +1,53 @@
+"""hloscope: did XLA update my array in place, or copy it?
+
+    import hloscope
+    report = hloscope.inspect(step, buf, key)   # lower + compile with JAX, read XLA's buffer assignment
+    print(report)                                # what `hloscope check` prints
+    hloscope.assert_inplace(jax.jit(step, donate_argnums=0), buf, key)
+
+See docs/python.md.
+"""
+
+try:
+    from . import _hloscope
+except ImportError as _e:  # the source folder python/hloscope, not an installed package
+    raise ImportError(
+        "hloscope's C++ extension (hloscope._hloscope) is missing: install the package "
+        "with `pip install .` (or `pip install --no-build-isolation -ve .`) instead of "
+        "importing python/hloscope from the source tree") from _e
+
+from ._errors import ParseError
+from ._report import (
+    Copy,
+    Fusion,
+    Loop,
+    ModuleReport,
+    Parameter,
+    Report,
+    Source,
+    Update,
+    human_bytes,
+)
+from ._api import analyze, inspect
+from ._assertions import assert_budget, assert_inplace
+__version__ = _hloscope.__version__
+JSON_SCHEMA_VERSION = _hloscope.JSON_SCHEMA_VERSION
+
+__all__ = [
+    "analyze",
+    "inspect",
+    "assert_inplace",
+    "assert_budget",
+    "ParseError",
+    "Report",
+    "ModuleReport",
+    "Copy",
+    "Update",
+    "Loop",
+    "Parameter",
+    "Fusion",
+    "Source",
+    "human_bytes",
+    "JSON_SCHEMA_VERSION",
+    "__version__",
+]

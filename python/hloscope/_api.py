@@ -1,0 +1,195 @@
+"""analyze() and inspect(): from HLO text, a dump, or a JAX function to a Report."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import sys
+import tempfile
+from typing import Any, Optional, Union
+
+from . import _hloscope as _C
+from ._report import Report
+
+__all__ = ["analyze", "inspect"]
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+# XLA's --xla_dump_to names: module_0002.jit_f.cpu_after_optimizations.txt and
+# module_0002.jit_f.cpu_after_optimizations-buffer-assignment.txt (GPU:
+# ...sm_9.0_gpu_after_optimizations.txt).
+_AFTER_OPT = re.compile(r"^module_\d+\..+after_optimizations\.txt$")
+_BA_SUFFIX = "-buffer-assignment.txt"
+
+
+def _report(result: "_C.CheckResult", notes=()) -> Report:
+    return Report.from_json(result.json(), rendered_text=result.text(),
+                            fusions_json=result.fusions_json(), notes=notes)
+
+
+def _jax_stage_types():
+    """(Lowered, Compiled) if jax is imported, else (None, None): never imports jax itself."""
+    if "jax" not in sys.modules:
+        return None, None
+    from jax import stages
+    return stages.Lowered, stages.Compiled
+
+
+def _looks_like_text(s: str, first_word: str) -> bool:
+    return "\n" in s or s.lstrip().startswith(first_word)
+
+
+def _read_text(path: str) -> str:
+    with open(path, "rb") as f:
+        return f.read().decode("utf-8", errors="replace")
+
+
+def analyze(x: Any, buffer_assignment: Any = None) -> Report:
+    """Checks optimized HLO and returns the Report ``hloscope check`` would print.
+
+    `x` is one of:
+
+    * HLO text (a ``str`` with a newline or starting with ``HloModule``, or ``bytes``);
+    * a path (``os.PathLike``, or a one-line ``str``) to an HLO dump such as
+      ``module_0001.jit_f.cpu_after_optimizations.txt``;
+    * a ``jax.stages.Compiled``: its ``as_text()`` is analyzed. A Compiled object
+      does not expose XLA's buffer assignment, so verdicts stay unconfirmed unless
+      `buffer_assignment` is given; ``inspect()`` gets the dump for you;
+    * a ``jax.stages.Lowered``: compiled here with a temporary dump, like ``inspect()``.
+
+    `buffer_assignment` is XLA's ``-buffer-assignment.txt`` dump (text or path),
+    ``None`` to look for it beside a path the way the CLI does, or ``False`` for
+    none (``--no-buffer-assignment``). As in the CLI, it is applied only when the
+    input holds exactly one module.
+
+    Raises ParseError on malformed HLO or dump text, FileNotFoundError for a
+    missing file.
+    """
+    lowered_t, compiled_t = _jax_stage_types()
+    if lowered_t is not None and isinstance(x, lowered_t):
+        if buffer_assignment not in (None, False):
+            raise TypeError("buffer_assignment cannot be given with a jax.stages.Lowered: "
+                            "it is compiled here and XLA's own dump is used")
+        return _check_lowered(x)
+
+    ba_text: Optional[str] = None
+    ba_path = ""
+    if buffer_assignment is not None and buffer_assignment is not False:
+        ba_text, ba_path = _load_ba(buffer_assignment)
+
+    if compiled_t is not None and isinstance(x, compiled_t):
+        text = x.as_text()
+        if not text:
+            raise ValueError("this jax.stages.Compiled has no HLO text (as_text() is empty)")
+        return _report(_C.check_text(text, "<compiled.as_text()>", ba_text, ba_path))
+
+    if isinstance(x, (bytes, bytearray)):
+        return _report(_C.check_text(bytes(x).decode("utf-8", errors="replace"), "<input>",
+                                     ba_text, ba_path))
+    if isinstance(x, str) and _looks_like_text(x, "HloModule"):
+        return _report(_C.check_text(x, "<input>", ba_text, ba_path))
+    if isinstance(x, (str, os.PathLike)):
+        path = os.fspath(x)
+        if not os.path.isfile(path):
+            raise FileNotFoundError(f"no such HLO file: {path!r} (HLO text must contain a "
+                                    "newline or start with 'HloModule')")
+        if ba_text is not None:
+            return _report(_C.check_text(_read_text(path), path, ba_text, ba_path))
+        found = None
+        if buffer_assignment is None:
+            found = _C.find_buffer_assignment_beside(path)
+        return _report(_C.check_file(path, found))
+    raise TypeError(f"hloscope.analyze() takes HLO text, a path, a jax.stages.Compiled or "
+                    f"jax.stages.Lowered, not {type(x).__name__}")
+
+
+def _load_ba(ba: Any) -> "tuple[str, str]":
+    if isinstance(ba, (bytes, bytearray)):
+        return bytes(ba).decode("utf-8", errors="replace"), "<buffer-assignment>"
+    if isinstance(ba, str) and _looks_like_text(ba, "BufferAssignment"):
+        return ba, "<buffer-assignment>"
+    if isinstance(ba, (str, os.PathLike)):
+        path = os.fspath(ba)
+        if not os.path.isfile(path):
+            raise FileNotFoundError(f"no such buffer-assignment file: {path!r}")
+        return _read_text(path), path
+    raise TypeError(f"buffer_assignment must be text, a path, None or False, "
+                    f"not {type(ba).__name__}")
+
+
+def inspect(fn: Any, /, *args: Any, **kwargs: Any) -> Report:
+    """Compiles ``fn(*args, **kwargs)`` with JAX and checks the optimized HLO.
+
+    `fn` is a plain function (wrapped in ``jax.jit``) or a ``jax.jit``-wrapped one,
+    whose ``donate_argnums``, ``static_argnums``/``static_argnames`` and shardings
+    are respected: hloscope calls ``fn.lower(*args, **kwargs).compile(...)``.
+    Arguments may be arrays, ``jax.ShapeDtypeStruct`` or pytrees of them; every
+    keyword argument is passed on to `fn`. A plain function sees all arguments
+    as traced; use ``jax.jit(fn, static_argnums=...)`` for static ones.
+
+    XLA's own buffer assignment is read from a temporary ``xla_dump_to``
+    directory (removed afterwards), so every update verdict is confirmed or
+    contradicted by the compiler. The executable is compiled anew, never taken
+    from JAX's caches.
+    """
+    lowered_t, compiled_t = _jax_stage_types()
+    if lowered_t is not None and isinstance(fn, (lowered_t, compiled_t)):
+        if args or kwargs:
+            raise TypeError("inspect() takes no arguments with a Lowered or Compiled object")
+        return analyze(fn)
+    import jax
+
+    jitted = fn if hasattr(fn, "lower") else jax.jit(fn)
+    return _check_lowered(jitted.lower(*args, **kwargs))
+
+
+def _find_dump(folder: str) -> "Optional[tuple[str, Optional[str]]]":
+    """The main module's optimized HLO in an xla_dump_to folder and its buffer assignment."""
+    try:
+        names = os.listdir(folder)
+    except FileNotFoundError:
+        return None
+    listed = set(names)
+    candidates = []
+    for n in names:
+        if not _AFTER_OPT.match(n):
+            continue
+        ba = n[: -len(".txt")] + _BA_SUFFIX
+        path = os.path.join(folder, n)
+        candidates.append((ba in listed, os.path.getsize(path), n,
+                           os.path.join(folder, ba) if ba in listed else None))
+    if not candidates:
+        return None
+    # The module with a buffer assignment; among several, the largest (the program
+    # itself rather than a helper XLA compiled alongside).
+    has_ba, _, name, ba_path = max(candidates)
+    return os.path.join(folder, name), ba_path
+
+
+def _check_lowered(lowered: Any) -> Report:
+    tmp = tempfile.mkdtemp(prefix="hloscope-")
+    try:
+        compiled = lowered.compile(compiler_options={"xla_dump_to": tmp})
+        found = _find_dump(tmp)
+        if found is None:
+            # No dump: JAX's persistent compilation cache served the executable
+            # (xla_dump_to is not part of its key), or the backend does not dump.
+            text = compiled.as_text()
+            note = ("XLA wrote no dump (the executable probably came from JAX's persistent "
+                    "compilation cache), so the verdicts are not checked against XLA's "
+                    "buffer assignment")
+            return _report(_C.check_text(text, "<compiled.as_text()>"), notes=[note])
+        hlo_path, ba_path = found
+        hlo_text = _read_text(hlo_path)
+        notes = []
+        if ba_path is None:
+            ba_text = None
+            notes.append("XLA wrote no buffer-assignment dump; verdicts are unconfirmed")
+        else:
+            ba_text = _read_text(ba_path)
+        result = _C.check_text(hlo_text, os.path.basename(hlo_path), ba_text,
+                               os.path.basename(ba_path) if ba_path else "")
+        return _report(result, notes=notes)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)

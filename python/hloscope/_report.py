@@ -1,0 +1,485 @@
+"""The typed report: dataclasses built from the CLI's JSON (schema_version 1).
+
+The C++ engine renders the findings once, as the JSON that ``hloscope check
+--format json`` prints and as the text ``hloscope check`` prints; the classes
+here are a typed view of that JSON. Field names follow the JSON keys, except
+``Copy.copy_class`` (JSON ``class``). Keys a newer engine adds land in
+``extra`` instead of being dropped.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import html
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Iterator, Optional, Sequence
+
+__all__ = [
+    "Source", "Copy", "Update", "Loop", "Parameter", "Fusion", "ModuleReport", "Report",
+    "human_bytes",
+]
+
+# Verdicts that mean "this update writes into the buffer it updates".
+IN_PLACE_VERDICTS = ("in-place", "not-materialized")
+
+_UNITS = ("B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB")
+
+
+def human_bytes(n: Optional[int]) -> str:
+    """Bytes the way the CLI prints them: ``512 B``, ``4.0 KiB``; ``?`` for unknown."""
+    if n is None:
+        return "?"
+    if n < 1024:
+        return f"{n} B"
+    v, unit = float(n), 0
+    while v >= 1024 and unit < 6:
+        v /= 1024
+        unit += 1
+    return f"{v:.1f} {_UNITS[unit]}"
+
+
+def _times(n: Optional[int], upper: bool) -> str:
+    if n is None:
+        return "?"
+    return f"{'≤' if upper else ''}{n}"
+
+
+def _from_dict(cls, d: dict, renames: Optional[dict] = None, convert: Optional[dict] = None):
+    """Builds dataclass `cls` from JSON dict `d`: known keys to fields, the rest to `extra`."""
+    renames = renames or {}
+    convert = convert or {}
+    names = {f.name for f in dataclasses.fields(cls)}
+    kwargs: dict[str, Any] = {}
+    extra: dict[str, Any] = {}
+    for key, value in d.items():
+        name = renames.get(key, key)
+        if name in names and name != "extra":
+            kwargs[name] = convert[name](value) if name in convert and value is not None else value
+        else:
+            extra[key] = value
+    if "extra" in names:
+        kwargs["extra"] = extra
+    return cls(**kwargs)
+
+
+def _source(d: Optional[dict]) -> Optional["Source"]:
+    return None if d is None else _from_dict(Source, d)
+
+
+@dataclass
+class Source:
+    """Where a finding comes from in the user's code.
+
+    ``via`` says how it was found: ``metadata`` (the instruction's own),
+    ``update`` (a copy attributed to the update that needed it), ``copied
+    value`` (the producer of the copied value) or ``loop``.
+    """
+
+    file: Optional[str] = None
+    line: Optional[int] = None
+    column: Optional[int] = None
+    function: Optional[str] = None
+    op_name: Optional[str] = None
+    via: str = "metadata"
+    extra: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def __str__(self) -> str:
+        """``file:line``, the file relative to the working directory when under it."""
+        if not self.file:
+            return "?"
+        return f"{_display_path(self.file)}:{self.line}" if self.line else _display_path(self.file)
+
+    def matches(self, spec: "int | str") -> bool:
+        """True if this is the line `spec`: ``42``, ``"42"``, ``"file.py:42"`` or ``"dir/file.py:42"``.
+
+        A file in `spec` matches by trailing path components, so ``"train.py:41"``
+        matches ``/home/me/project/train.py`` line 41.
+        """
+        if self.line is None:
+            return False
+        if isinstance(spec, int):
+            return self.line == spec
+        spec = str(spec).strip()
+        file_part, sep, line_part = spec.rpartition(":")
+        if not sep:
+            line_part, file_part = spec, ""
+        if not line_part.isdigit() or int(line_part) != self.line:
+            return False
+        if not file_part:
+            return True
+        if not self.file:
+            return False
+        want = [p for p in file_part.replace("\\", "/").split("/") if p not in ("", ".")]
+        have = [p for p in self.file.replace("\\", "/").split("/") if p]
+        return len(want) <= len(have) and have[len(have) - len(want):] == want
+
+
+def _display_path(path: str) -> str:
+    if not os.path.isabs(path):
+        return path
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:  # another drive (Windows)
+        return path
+    return path if rel.startswith("..") else rel
+
+
+@dataclass
+class Copy:
+    """One copy XLA makes: its bytes, how often it runs, and why it exists."""
+
+    instruction: str = ""
+    computation: str = ""
+    kind: str = "copy"  # copy, copy-start, copy-fusion
+    copy_class: str = "protective"  # protective, layout-change, memory-space-move
+    shape: str = ""
+    bytes: Optional[int] = None
+    executions: Optional[int] = None
+    executions_upper_bound: bool = False
+    total_bytes: Optional[int] = None
+    enclosing_loops: list = field(default_factory=list)  # innermost first
+    cause: str = "unknown"
+    cause_detail: str = ""
+    hint: Optional[str] = None
+    copied_from: str = ""
+    feeds: list = field(default_factory=list)
+    source: Optional[Source] = None
+    extra: dict = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def in_loop(self) -> bool:
+        return bool(self.enclosing_loops)
+
+    @property
+    def is_scalar(self) -> bool:
+        """A copy of a rank-0 value (e.g. the loop counter XLA copies in every loop)."""
+        return re.fullmatch(r"[a-z0-9]+\[\](\{[^}]*\})?", self.shape.strip()) is not None
+
+    @classmethod
+    def from_json(cls, d: dict) -> "Copy":
+        return _from_dict(cls, d, renames={"class": "copy_class"},
+                          convert={"source": _source, "enclosing_loops": list, "feeds": list})
+
+
+@dataclass
+class Update:
+    """One in-place-capable update (dynamic-update-slice, scatter, ...) and its verdict.
+
+    ``verdict`` is ``in-place``, ``in-place-on-copy`` (in place, but on a copy
+    XLA made first: ``copy``), ``out-of-place`` or ``not-materialized`` (fused
+    away). ``confirmed`` is True/False when XLA's buffer assignment confirms or
+    contradicts the verdict, None without a dump.
+    """
+
+    instruction: str = ""
+    opcode: str = ""
+    computation: str = ""
+    fusion: Optional[str] = None
+    verdict: str = "in-place"
+    full_rewrite: bool = False
+    copy: Optional[str] = None
+    operand: str = ""
+    reason: str = ""
+    buffer_bytes: Optional[int] = None
+    bytes_written: Optional[int] = None
+    executions: Optional[int] = None
+    executions_upper_bound: bool = False
+    confirmed: Optional[bool] = None
+    confirmation: Optional[str] = None
+    source: Optional[Source] = None
+    extra: dict = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def in_place(self) -> bool:
+        """Verdict ``in-place`` or ``not-materialized``, and not contradicted by XLA."""
+        return self.verdict in IN_PLACE_VERDICTS and self.confirmed is not False
+
+    @property
+    def label(self) -> str:
+        return self.instruction + (f" (in {self.fusion})" if self.fusion else "")
+
+    @classmethod
+    def from_json(cls, d: dict) -> "Update":
+        return _from_dict(cls, d, convert={"source": _source})
+
+
+@dataclass
+class Loop:
+    """One while loop: trip count, and what it copies and rewrites per iteration."""
+
+    instruction: str = ""
+    computation: str = ""
+    trip_count: Optional[int] = None
+    trip_count_source: str = ""
+    executions: Optional[int] = None
+    copy_bytes_per_iteration: Optional[int] = None
+    rewrite_bytes_per_iteration: Optional[int] = None
+    scales_with_buffer: bool = False
+    scaling: list = field(default_factory=list)
+    enclosing_loops: list = field(default_factory=list)
+    source: Optional[Source] = None
+    extra: dict = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def from_json(cls, d: dict) -> "Loop":
+        return _from_dict(cls, d, convert={"source": _source, "scaling": list,
+                                           "enclosing_loops": list})
+
+
+@dataclass
+class Parameter:
+    """One entry parameter: size, whether it is donated, and the copies made of it."""
+
+    number: int = 0
+    name: str = ""
+    shape: str = ""
+    bytes: Optional[int] = None
+    donated: bool = False
+    copied: bool = False
+    copies: list = field(default_factory=list)
+    extra: dict = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def from_json(cls, d: dict) -> "Parameter":
+        return _from_dict(cls, d, convert={"copies": list})
+
+
+@dataclass
+class Fusion:
+    """One fusion instruction (one kernel): its kind and the opcodes it fuses.
+
+    Not part of the CLI's JSON; read from the HLO by the extension.
+    """
+
+    instruction: str = ""
+    kind: Optional[str] = None  # kLoop, kInput, kOutput, kCustom
+    computation: str = ""
+    shape: str = ""
+    fused_computation: Optional[str] = None
+    fused_opcodes: list = field(default_factory=list)
+    source: Optional[Source] = None
+    extra: dict = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def from_json(cls, d: dict) -> "Fusion":
+        return _from_dict(cls, d, convert={"source": _source, "fused_opcodes": list})
+
+
+@dataclass(repr=False)
+class ModuleReport:
+    """Everything ``hloscope check`` reports for one HLO module."""
+
+    name: str = ""
+    entry: str = ""
+    headline: str = ""
+    buffer_assignment: Optional[str] = None  # the dump the verdicts were checked against
+    parameters: list = field(default_factory=list)  # list[Parameter]
+    copies: list = field(default_factory=list)  # list[Copy], by bytes moved, largest first
+    updates: list = field(default_factory=list)  # list[Update]
+    loops: list = field(default_factory=list)  # list[Loop]
+    fusions: list = field(default_factory=list)  # list[Fusion]
+    extra: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def __repr__(self) -> str:
+        return f"<hloscope.ModuleReport {self.headline or self.name}>"
+
+    @property
+    def copies_in_loops(self) -> list:
+        return [c for c in self.copies if c.enclosing_loops]
+
+    @property
+    def copy_bytes(self) -> Optional[int]:
+        """Bytes all copies move per call; None if any copy's count is unknown."""
+        total = 0
+        for c in self.copies:
+            if c.total_bytes is None:
+                return None
+            total += c.total_bytes
+        return total
+
+    @classmethod
+    def from_json(cls, d: dict, fusions: Sequence[dict] = ()) -> "ModuleReport":
+        m = _from_dict(cls, d, convert={
+            "parameters": lambda v: [Parameter.from_json(x) for x in v],
+            "copies": lambda v: [Copy.from_json(x) for x in v],
+            "updates": lambda v: [Update.from_json(x) for x in v],
+            "loops": lambda v: [Loop.from_json(x) for x in v],
+            "fusions": lambda v: [Fusion.from_json(x) for x in v],
+        })
+        if fusions:
+            m.fusions = [Fusion.from_json(x) for x in fusions]
+        return m
+
+
+@dataclass(repr=False)
+class Report:
+    """The answer for one program: one ModuleReport per HLO module.
+
+    ``str(report)`` is the text ``hloscope check`` prints; ``report.to_json()``
+    is exactly what ``hloscope check --format json`` prints; in a notebook the
+    report shows as HTML tables.
+    """
+
+    modules: list = field(default_factory=list)  # list[ModuleReport]
+    schema_version: int = 1
+    # Things the user should know about how the report was made (e.g. no
+    # buffer-assignment dump could be obtained).
+    notes: list = field(default_factory=list)
+    _json: Optional[str] = field(default=None, repr=False, compare=False)
+    _text: Optional[str] = field(default=None, repr=False, compare=False)
+
+    # -- construction -------------------------------------------------------------------
+    @classmethod
+    def from_json(cls, text: "str | bytes", *, rendered_text: Optional[str] = None,
+                  fusions_json: Optional[str] = None, notes: Iterable[str] = ()) -> "Report":
+        """Builds a Report from the CLI's JSON (``hloscope check --format json``)."""
+        if isinstance(text, bytes):
+            text = text.decode("utf-8")
+        doc = json.loads(text)
+        fusions = json.loads(fusions_json) if fusions_json else []
+        modules = [ModuleReport.from_json(m, fusions[i] if i < len(fusions) else ())
+                   for i, m in enumerate(doc.get("modules", []))]
+        return cls(modules=modules, schema_version=doc.get("schema_version", 1),
+                   notes=list(notes), _json=text, _text=rendered_text)
+
+    # -- rendering ----------------------------------------------------------------------
+    def to_json(self) -> str:
+        """The report in the CLI's JSON schema, byte for byte what the CLI prints."""
+        if self._json is not None:
+            return self._json
+        raise ValueError("this Report was built by hand; only reports from analyze() or "
+                         "inspect() carry the CLI's JSON")
+
+    def __str__(self) -> str:
+        text = self._text if self._text is not None else self._fallback_text()
+        if self.notes:
+            text += "".join(f"note: {n}\n" for n in self.notes)
+        return text
+
+    def __repr__(self) -> str:
+        heads = "; ".join(m.headline or m.name for m in self.modules)
+        return f"<hloscope.Report {heads}>"
+
+    def _fallback_text(self) -> str:
+        return "".join(m.headline + "\n" for m in self.modules)
+
+    def _repr_html_(self) -> str:
+        return _render_html(self)
+
+    # -- convenience --------------------------------------------------------------------
+    @property
+    def headline(self) -> str:
+        return "\n".join(m.headline for m in self.modules)
+
+    @property
+    def copies(self) -> list:
+        return [c for m in self.modules for c in m.copies]
+
+    @property
+    def updates(self) -> list:
+        return [u for m in self.modules for u in m.updates]
+
+    @property
+    def loops(self) -> list:
+        return [lp for m in self.modules for lp in m.loops]
+
+    @property
+    def parameters(self) -> list:
+        return [p for m in self.modules for p in m.parameters]
+
+    @property
+    def fusions(self) -> list:
+        return [f for m in self.modules for f in m.fusions]
+
+    @property
+    def copies_in_loops(self) -> list:
+        return [c for m in self.modules for c in m.copies if c.enclosing_loops]
+
+    def __iter__(self) -> Iterator[ModuleReport]:
+        return iter(self.modules)
+
+    def __len__(self) -> int:
+        return len(self.modules)
+
+
+# -- HTML ----------------------------------------------------------------------------------
+
+_CSS = ("<style>.hloscope table{border-collapse:collapse;margin:4px 0 10px 0}"
+        ".hloscope th,.hloscope td{border:1px solid #ccc;padding:2px 6px;text-align:left;"
+        "font-family:monospace;font-size:12px;vertical-align:top}"
+        ".hloscope .bad{color:#b00020}.hloscope .ok{color:#1b5e20}</style>")
+
+
+def _e(x: Any) -> str:
+    return html.escape("" if x is None else str(x))
+
+
+def _table(headers: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
+    head = "".join(f"<th>{_e(h)}</th>" for h in headers)
+    body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in r) + "</tr>" for r in rows)
+    return f"<table><tr>{head}</tr>{body}</table>"
+
+
+def _render_html(report: Report) -> str:
+    out = [_CSS, '<div class="hloscope">']
+    for m in report.modules:
+        out.append(f"<p><b>{_e(m.headline)}</b></p>")
+        if m.copies:
+            out.append("<div>COPIES (by bytes moved per call)</div>")
+            out.append(_table(
+                ["copy", "shape", "bytes", "×", "per call", "where", "source", "cause"],
+                ([_e(c.instruction), _e(c.shape), _e(human_bytes(c.bytes)),
+                  _e(_times(c.executions, c.executions_upper_bound)),
+                  _e(human_bytes(c.total_bytes)),
+                  _e("in " + c.enclosing_loops[0] if c.enclosing_loops else "entry"),
+                  _e(c.source) if c.source else "",
+                  f'<span class="bad">{_e(c.cause)}</span> — {_e(c.cause_detail)}'
+                  + (f"<br>hint: {_e(c.hint)}" if c.hint else "")]
+                 for c in m.copies)))
+        if m.updates:
+            out.append("<div>UPDATES</div>")
+
+            def confirmed(u: Update) -> str:
+                if u.confirmed is None:
+                    return ""
+                return ('<span class="ok">✓</span>' if u.confirmed
+                        else f'<span class="bad">✗ {_e(u.confirmation)}</span>')
+            out.append(_table(
+                ["verdict", "update", "bytes written", "×", "source", "on copy", "buffer assignment"],
+                ([f'<span class="{"ok" if u.in_place else "bad"}">{_e(u.verdict)}</span>',
+                  _e(u.label), _e(human_bytes(u.bytes_written)),
+                  _e(_times(u.executions, u.executions_upper_bound)),
+                  _e(u.source) if u.source else "", _e(u.copy), confirmed(u)]
+                 for u in m.updates)))
+        if m.loops:
+            out.append("<div>LOOPS</div>")
+            out.append(_table(
+                ["loop", "iterations", "copied / iteration", "rewritten / iteration", "source"],
+                ([_e(lp.instruction),
+                  _e(f"{lp.trip_count} ({lp.trip_count_source})" if lp.trip_count is not None
+                     else "unknown"),
+                  _e(human_bytes(lp.copy_bytes_per_iteration)),
+                  _e(human_bytes(lp.rewrite_bytes_per_iteration))
+                  + (" — grows with buffer size" if lp.scales_with_buffer else ""),
+                  _e(lp.source) if lp.source else ""]
+                 for lp in m.loops)))
+        if m.parameters:
+            out.append("<div>PARAMETERS</div>")
+            out.append(_table(
+                ["#", "name", "shape", "bytes", "donated", "copied"],
+                ([_e(p.number), _e(p.name), _e(p.shape), _e(human_bytes(p.bytes)),
+                  "donated" if p.donated else "not donated",
+                  _e(", ".join(p.copies)) if p.copied else "not copied"]
+                 for p in m.parameters)))
+        if m.buffer_assignment:
+            out.append(f"<p>verdicts checked against XLA's buffer assignment "
+                       f"({_e(m.buffer_assignment)})</p>")
+        else:
+            out.append("<p>no buffer assignment: verdicts unconfirmed</p>")
+    for n in report.notes:
+        out.append(f"<p>note: {_e(n)}</p>")
+    out.append("</div>")
+    return "".join(out)

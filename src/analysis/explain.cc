@@ -1,0 +1,770 @@
+#include "hloscope/analysis/explain.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "hloscope/analysis/call_graph.h"
+#include "hloscope/analysis/fusion_summary.h"
+#include "hloscope/analysis/in_place.h"
+#include "hloscope/analysis/scope_filter.h"
+#include "hloscope/ir/printer.h"
+#include "hloscope/support/human_bytes.h"
+
+namespace hloscope {
+namespace {
+
+struct OpcodeText {
+  std::string_view opcode;
+  std::string_view text;
+};
+
+// Plain words for the opcodes users meet in optimized HLO.
+constexpr OpcodeText kOpcodes[] = {
+    {"abs", "element-wise absolute value."},
+    {"add", "element-wise sum of two arrays of the same shape."},
+    {"subtract", "element-wise difference a - b."},
+    {"multiply", "element-wise product."},
+    {"divide", "element-wise quotient a / b."},
+    {"remainder", "element-wise remainder of a / b."},
+    {"power", "element-wise a to the power b."},
+    {"maximum", "element-wise maximum of two arrays."},
+    {"minimum", "element-wise minimum of two arrays."},
+    {"negate", "element-wise -x."},
+    {"exponential", "element-wise e^x."},
+    {"exponential-minus-one", "element-wise e^x - 1."},
+    {"log", "element-wise natural logarithm."},
+    {"log-plus-one", "element-wise log(1 + x)."},
+    {"sqrt", "element-wise square root."},
+    {"rsqrt", "element-wise 1 / sqrt(x)."},
+    {"cbrt", "element-wise cube root."},
+    {"tanh", "element-wise hyperbolic tangent."},
+    {"logistic", "element-wise sigmoid 1 / (1 + e^-x)."},
+    {"sine", "element-wise sine."},
+    {"cosine", "element-wise cosine."},
+    {"tan", "element-wise tangent."},
+    {"atan2", "element-wise atan2(a, b)."},
+    {"erf", "element-wise error function."},
+    {"sign", "element-wise sign (-1, 0 or 1)."},
+    {"floor", "element-wise round down."},
+    {"ceil", "element-wise round up."},
+    {"round-nearest-even", "element-wise rounding to the nearest integer, ties to even."},
+    {"round-nearest-afz", "element-wise rounding to the nearest integer, ties away from zero."},
+    {"is-finite", "element-wise test: true where x is neither inf nor NaN."},
+    {"and", "element-wise logical/bitwise and."},
+    {"or", "element-wise logical/bitwise or."},
+    {"xor", "element-wise logical/bitwise exclusive or."},
+    {"not", "element-wise logical/bitwise not."},
+    {"shift-left", "element-wise bit shift left."},
+    {"shift-right-logical", "element-wise logical bit shift right."},
+    {"shift-right-arithmetic", "element-wise arithmetic bit shift right."},
+    {"popcnt", "element-wise count of set bits."},
+    {"count-leading-zeros", "element-wise count of leading zero bits."},
+    {"compare", "element-wise comparison giving a pred (boolean) array; `direction=` says which "
+                "(EQ, NE, LT, LE, GT, GE)."},
+    {"select", "element-wise choice: select(p, a, b) takes a where p is true and b elsewhere "
+               "(jnp.where)."},
+    {"clamp", "element-wise clamp(lo, x, hi)."},
+    {"convert", "element-wise conversion to another element type (x.astype(...))."},
+    {"bitcast-convert", "reinterprets the bits of each element as another type of the same width; "
+                        "no arithmetic."},
+    {"reduce-precision", "rounds each element to fewer exponent/mantissa bits, keeping the type."},
+    {"stochastic-convert", "converts to a narrower type with stochastic rounding."},
+    {"real", "element-wise real part."},
+    {"imag", "element-wise imaginary part."},
+    {"complex", "element-wise complex(real, imag)."},
+    {"map", "applies the `to_apply` computation element-wise."},
+    {"broadcast", "repeats its operand into a larger shape; `dimensions={...}` lists which output "
+                  "dimensions the operand's dimensions become. Inside a fusion it is computed on "
+                  "the fly and never stored."},
+    {"iota", "fills the array with 0, 1, 2, ... along `iota_dimension` (jnp.arange)."},
+    {"constant", "a literal value baked into the program. Constants are read-only: an update of a "
+                 "constant must first copy it."},
+    {"parameter", "input number N of its computation. In ENTRY: argument N of the jitted function "
+                  "(flattened). In a fused computation: operand N of the fusion instruction. In a "
+                  "while body or condition: the loop state."},
+    {"bitcast", "the same bytes seen with another shape or layout: no data moves, it is free."},
+    {"reshape", "changes the dimensions without changing the element order; free (a bitcast) "
+                "when the layouts allow it, otherwise it moves data."},
+    {"transpose", "permutes the dimensions (`dimensions={1,0}` swaps them). It moves data unless "
+                  "only the layout changes (then XLA turns it into a bitcast)."},
+    {"copy", "writes its operand into a new buffer. A top-level copy in optimized HLO is a real "
+             "memory move: copy insertion adds one when a value must survive an in-place update, "
+             "and layout assignment adds one when a value needs another layout."},
+    {"copy-start", "starts an asynchronous copy (finished by copy-done), e.g. a prefetch between "
+                   "memory spaces."},
+    {"copy-done", "waits for the asynchronous copy started by copy-start and yields its result."},
+    {"get-tuple-element", "names element `index=` of a tuple. No data moves: the element already "
+                          "has its own buffer."},
+    {"tuple", "groups values into one tuple value. No data is copied: a tuple is a small table "
+              "of pointers to its elements' buffers."},
+    {"slice", "reads a static sub-array: `slice={[start:limit:stride], ...}` per dimension."},
+    {"dynamic-slice", "reads a sub-array of size `dynamic_slice_sizes` at start indices computed "
+                      "at run time (operands 1...), clamped to stay in bounds (x[i] with a traced "
+                      "i)."},
+    {"dynamic-update-slice", "writes operand 1 (the update) into operand 0 at start indices "
+                             "computed at run time (operands 2...), clamped to stay in bounds; the "
+                             "result has operand 0's shape. XLA always puts the result in operand "
+                             "0's buffer: it is updated in place — on the original array, or on a "
+                             "copy XLA makes first when the original is still needed."},
+    {"scatter", "writes (or combines, with `to_apply`) `updates` into operand 0 at the indices in "
+                "`scatter_indices` (x.at[idx].set/add/...). Like dynamic-update-slice, its result "
+                "must share operand 0's buffer."},
+    {"gather", "reads slices of operand 0 at the indices in `start_indices` (x[idx] with an "
+               "index array)."},
+    {"concatenate", "joins arrays along `dimensions={d}` into a new array."},
+    {"pad", "surrounds the array with `padding_value`; `padding=lo_hi_interior` per dimension."},
+    {"reverse", "reverses the order of elements along `dimensions=`."},
+    {"reduce", "combines elements along `dimensions={...}` with the `to_apply` computation (sum, "
+               "max, ...), starting from the init value (the second half of the operands)."},
+    {"reduce-window", "reduces sliding windows (`window={size=...}`) with `to_apply` — pooling."},
+    {"select-and-scatter", "scatters values to the positions a window selection chose (the "
+                           "gradient of max pooling)."},
+    {"dot", "matrix multiplication / tensor contraction: `lhs_contracting_dims` and "
+            "`rhs_contracting_dims` are summed over, `lhs_batch_dims`/`rhs_batch_dims` are batch "
+            "dimensions (x @ w, jnp.einsum)."},
+    {"convolution", "a convolution; `window=` and `dim_labels=` describe it (lax.conv)."},
+    {"fft", "a fast Fourier transform."},
+    {"sort", "sorts along `dimensions=` using the comparator `to_apply`."},
+    {"topk", "the k largest elements and their indices."},
+    {"cholesky", "Cholesky decomposition."},
+    {"triangular-solve", "solves a triangular linear system."},
+    {"rng", "random numbers from a distribution (legacy)."},
+    {"rng-bit-generator", "random bits from a counter-based generator; returns the new state and "
+                          "the bits."},
+    {"fusion", "one kernel: the computation named in `calls=` runs as a single pass, its "
+               "intermediate values stay in registers (they have no buffers) and only the "
+               "fusion's result is written to memory. `kind=` says which code emitter built it."},
+    {"while", "a loop: runs `body` while `condition` is true. The loop state is one tuple whose "
+              "buffers are reused by every iteration (the body's parameter, the body's root and "
+              "the while's result share buffers)."},
+    {"conditional", "runs one of `branch_computations` (or true/false_computation), chosen by "
+                    "operand 0 at run time (lax.cond / lax.switch)."},
+    {"call", "runs `to_apply` once, like a function call."},
+    {"custom-call", "calls a routine outside XLA's code generator, named by "
+                    "`custom_call_target=` (a library GEMM, a cuDNN convolution, a host callback, "
+                    "...)."},
+    {"all-reduce", "combines an array across devices with `to_apply` (e.g. sums gradients) and "
+                   "gives every device the result."},
+    {"all-reduce-start", "starts an asynchronous all-reduce (finished by all-reduce-done)."},
+    {"all-reduce-done", "waits for an asynchronous all-reduce."},
+    {"all-gather", "concatenates each device's array along `dimensions=`, on every device."},
+    {"reduce-scatter", "reduces across devices, then gives each device one slice."},
+    {"all-to-all", "exchanges slices between all devices."},
+    {"collective-permute", "sends the array to other devices along `source_target_pairs`."},
+    {"send", "sends data to another program/device (finished by send-done)."},
+    {"recv", "receives data from another program/device (finished by recv-done)."},
+    {"infeed", "reads data fed by the host."},
+    {"outfeed", "writes data to the host."},
+    {"after-all", "joins tokens: orders side effects; no data."},
+    {"add-dependency", "passes its operand through, ordered after a token."},
+    {"opt-barrier", "passes its operands through unchanged and stops optimizations across it."},
+    {"partition-id", "the id of the partition (device) running the program."},
+    {"replica-id", "the id of the replica running the program."},
+    {"async-start", "starts the computation in `calls=` asynchronously (finished by async-done)."},
+    {"async-update", "an intermediate step of an asynchronous operation."},
+    {"async-done", "waits for an asynchronous operation and yields its result."},
+    {"get-dimension-size", "the run-time size of a dynamic dimension."},
+    {"set-dimension-size", "sets the run-time size of a dynamic dimension."},
+    {"domain", "marks a sharding/device boundary; passes its operand through."},
+};
+
+std::string_view ElementTypeWords(std::string_view t) {
+  static const std::map<std::string_view, std::string_view> kWords = {
+      {"pred", "booleans (1 byte each)"},
+      {"s4", "4-bit signed integers"},
+      {"s8", "8-bit signed integers"},
+      {"s16", "16-bit signed integers"},
+      {"s32", "32-bit signed integers"},
+      {"s64", "64-bit signed integers"},
+      {"u4", "4-bit unsigned integers"},
+      {"u8", "8-bit unsigned integers"},
+      {"u16", "16-bit unsigned integers"},
+      {"u32", "32-bit unsigned integers"},
+      {"u64", "64-bit unsigned integers"},
+      {"f16", "16-bit IEEE floats (half)"},
+      {"bf16", "16-bit bfloat16 floats"},
+      {"f32", "32-bit floats"},
+      {"f64", "64-bit floats"},
+      {"c64", "complex numbers of two f32"},
+      {"c128", "complex numbers of two f64"},
+      {"f8e4m3fn", "8-bit floats (e4m3fn)"},
+      {"f8e5m2", "8-bit floats (e5m2)"},
+  };
+  auto it = kWords.find(t);
+  return it == kWords.end() ? std::string_view() : it->second;
+}
+
+std::string Join(const std::vector<int64_t>& v) {
+  return fmt::format("{}", fmt::join(v, ","));
+}
+
+std::string ShapeText(const HloInstruction& i) { return i.shape().ToString(); }
+
+std::string TimesText(std::optional<int64_t> n, bool upper) {
+  if (!n) return "an unknown number of times (a loop around it has no known trip count)";
+  return fmt::format("{}{} time{} per call", upper ? "at most " : "", *n, *n == 1 ? "" : "s");
+}
+
+std::string WhereText(const std::optional<SourceLocation>& loc) {
+  if (!loc || loc->file.empty()) return "";
+  return fmt::format("{}:{}", Basename(loc->file), loc->line);
+}
+
+// Primitive names in op_name and the Python that produces them.
+std::string_view PrimitiveHint(std::string_view prim) {
+  static const std::map<std::string_view, std::string_view> kHints = {
+      {"scatter", "x.at[i].set(v) (or lax.scatter)"},
+      {"scatter-add", "x.at[i].add(v)"},
+      {"scatter_add", "x.at[i].add(v)"},
+      {"scatter-mul", "x.at[i].multiply(v)"},
+      {"dynamic_update_slice", "lax.dynamic_update_slice (also lax.scan's stacked outputs)"},
+      {"dynamic_slice", "x[i] with a traced index, lax.dynamic_slice"},
+      {"gather", "x[idx] with an index array"},
+      {"dot_general", "x @ w, jnp.dot, jnp.einsum"},
+      {"reduce_sum", "jnp.sum (and the mean's sum)"},
+      {"reduce_max", "jnp.max"},
+      {"broadcast_in_dim", "implicit broadcasting, jnp.broadcast_to"},
+      {"convert_element_type", "x.astype(...) or implicit type promotion"},
+      {"select_n", "jnp.where / lax.select (and index wrap-around for negative indices)"},
+      {"add_any", "the sum of gradient contributions (jax.grad)"},
+      {"concatenate", "jnp.concatenate / jnp.stack / jnp.roll"},
+      {"transpose", "x.T / jnp.transpose (or a backward pass)"},
+      {"while", "lax.fori_loop / lax.while_loop / lax.scan"},
+      {"cond", "lax.cond / lax.switch"},
+      {"copy", "jnp.copy / jnp.array(x)"},
+      {"copy_p", "jnp.copy / jnp.array(x)"},
+      {"iota", "jnp.arange"},
+  };
+  auto it = kHints.find(prim);
+  return it == kHints.end() ? std::string_view() : it->second;
+}
+
+const HloInstruction* ImmediateFusion(const HloInstruction& instr) {
+  const HloComputation* comp = instr.parent();
+  if (RoleOf(*comp) != ComputationRole::kFused || comp->callers().empty()) return nullptr;
+  return comp->callers()[0];
+}
+
+void LoopLines(const HloComputation* comp, const ExplainContext& ctx, std::vector<std::string>* out) {
+  for (const HloInstruction* w : ctx.counts.EnclosingLoops(comp)) {
+    const TripCount& t = ctx.counts.TripCountOf(w);
+    std::string loc = WhereText(ctx.index.Of(*w));
+    out->push_back(fmt::format("inside loop {} ({}){}", w->name(),
+                               t.count ? fmt::format("{} iterations, {}", *t.count, t.source)
+                                       : std::string("unknown trip count"),
+                               loc.empty() ? "" : " from " + loc));
+  }
+}
+
+}  // namespace
+
+std::string_view DescribeOpcode(std::string_view opcode) {
+  for (const OpcodeText& o : kOpcodes)
+    if (o.opcode == opcode) return o.text;
+  return {};
+}
+
+std::vector<std::string> DescribeShape(const Shape& shape) {
+  std::vector<std::string> out;
+  if (shape.IsTuple()) {
+    out.push_back(fmt::format("{}: a tuple of {} values. A tuple is a small table of pointers to "
+                              "its elements' buffers ({} of index table); each element has its "
+                              "own buffer.",
+                              shape.ToString(), shape.tuple_shapes.size(), HumanBytes(ByteSizeOf(shape))));
+    return out;
+  }
+  if (shape.is_buffer) {
+    out.push_back(fmt::format("{}: a buffer shape b(...) wrapping an array.", shape.ToString()));
+    return out;
+  }
+  std::string_view words = ElementTypeWords(shape.type_name);
+  std::optional<int64_t> n = shape.ElementCount();
+  std::string dims;
+  if (shape.rank() == 0) {
+    dims = "a scalar (one element)";
+  } else {
+    dims = fmt::format("{} array of {} element{}",
+                       fmt::format("{}", fmt::join(shape.dimensions, "×")),
+                       n ? fmt::format("{}", *n) : std::string("?"), n && *n == 1 ? "" : "s");
+  }
+  out.push_back(fmt::format("{}: {} of {}{}, {} in memory.", shape.ToString(), dims,
+                            words.empty() ? shape.type_name : std::string(words),
+                            words.empty() ? "" : fmt::format(" ({})", shape.type_name),
+                            HumanBytes(ByteSizeOf(shape))));
+  if (shape.IsDynamic())
+    out.push_back("`<=N` dimensions are dynamic: their size is known only at run time, at most N "
+                  "(buffers are sized for N).");
+  if (!shape.layout) {
+    if (shape.rank() > 0)
+      out.push_back("No layout printed: XLA's default (row-major, the last dimension contiguous).");
+    return out;
+  }
+  const Layout& l = *shape.layout;
+  if (!l.minor_to_major.empty()) {
+    std::vector<int64_t> def;
+    for (int64_t d = shape.rank() - 1; d >= 0; --d) def.push_back(d);
+    std::string order = fmt::format("{{{}}}", Join(l.minor_to_major));
+    if (l.minor_to_major == def) {
+      out.push_back(fmt::format(
+          "Layout {} lists dimensions minor-to-major: dimension {} varies fastest in memory{}. "
+          "That is the default row-major order (as in NumPy).",
+          order, l.minor_to_major.front(),
+          shape.rank() > 1 ? fmt::format(", dimension {} slowest", l.minor_to_major.back()) : ""));
+    } else {
+      out.push_back(fmt::format(
+          "Layout {} lists dimensions minor-to-major: dimension {} varies fastest in memory, "
+          "dimension {} slowest. That is NOT the default row-major order {{{}}}: the array is "
+          "stored transposed (e.g. column-major), a choice of XLA's layout assignment; moving it "
+          "to another layout takes a copy or transpose.",
+          order, l.minor_to_major.front(), l.minor_to_major.back(), Join(def)));
+    }
+  }
+  if (!l.tiles.empty()) {
+    std::string first = l.tiles.substr(0, l.tiles.find(')') + 1);
+    out.push_back(fmt::format(
+        "T{}: the array is stored in tiles — the minor-most dimensions are cut into blocks of "
+        "{} elements (padded up to whole tiles), and the tiles are laid out in the order above{}.",
+        l.tiles, first,
+        l.tiles.size() > first.size() ? "; a second T(...) tiles the elements inside each tile" : ""));
+  }
+  if (l.element_size_in_bits > 0)
+    out.push_back(fmt::format("E({}): elements are packed at {} bits each in memory.",
+                              l.element_size_in_bits, l.element_size_in_bits));
+  if (l.memory_space != 0) {
+    std::string what = l.memory_space == 5 ? "host (CPU) memory on GPU/TPU"
+                       : l.memory_space == 1
+                           ? "an alternate, usually faster memory (memory-space assignment's "
+                             "default alternate space, e.g. TPU VMEM)"
+                           : "a backend-specific memory";
+    out.push_back(fmt::format("S({}): the buffer lives in memory space {}: {}. S(0), the default, "
+                              "is ordinary device memory.",
+                              l.memory_space, l.memory_space, what));
+  }
+  return out;
+}
+
+std::string DescribeFusionKind(std::string_view kind, std::string_view backend_kind) {
+  std::string out;
+  if (kind == "kLoop")
+    out = "kLoop — a loop fusion: one loop over the output elements, each computed from the fused "
+          "operations (XLA's choice for element-wise work, broadcasts, slices, "
+          "dynamic-update-slices, concatenates and copies).";
+  else if (kind == "kInput")
+    out = "kInput — an input fusion: built around a reduction (or scatter) 'hero' and organised "
+          "to read the reduction's input efficiently; the element-wise producers are computed on "
+          "the fly.";
+  else if (kind == "kOutput")
+    out = "kOutput — an output fusion: a dot or convolution whose result feeds element-wise "
+          "consumers (e.g. a bias add) that run as the result is written.";
+  else if (kind == "kCustom")
+    out = "kCustom — a fusion the backend emits its own way, identified by backend_config's "
+          "fusion_backend_config.kind.";
+  else
+    out = fmt::format("{} — a fusion kind this version of hloscope does not describe.", kind);
+  if (!backend_kind.empty()) {
+    std::string_view what = backend_kind == "__triton" ? "a Triton kernel (block-level fusion, e.g. a softmax)"
+                            : backend_kind == "__triton_gemm" ? "a matrix multiplication written in Triton"
+                            : backend_kind == "__triton_nested_gemm_fusion" ? "a Triton GEMM with nested fusions"
+                            : backend_kind == "__cudnn$fusion" ? "a cuDNN graph"
+                            : backend_kind == "__custom_fusion" ? "a hand-written custom fusion (see custom_fusion_config)"
+                            : "backend-specific";
+    out += fmt::format(" Backend kind {}: {}.", backend_kind, what);
+  }
+  return out;
+}
+
+std::vector<std::string> DescribeOpName(std::string_view op_name) {
+  std::vector<std::string> out;
+  if (op_name.empty()) return out;
+  // Raw segments with their wrapper chains.
+  std::vector<std::string> scopes, transforms, jax_parts;
+  std::string fn, primitive;
+  std::vector<ScopeSegment> segs = SplitOpName(op_name);
+  // Walk the raw text again for the wrapper function names.
+  int depth = 0;
+  size_t start = 0;
+  std::vector<std::string_view> raw;
+  for (size_t i = 0; i <= op_name.size(); ++i) {
+    char c = i < op_name.size() ? op_name[i] : '/';
+    if (c == '(' || c == '[') ++depth;
+    else if ((c == ')' || c == ']') && depth > 0) --depth;
+    else if (c == '/' && depth == 0) {
+      raw.push_back(op_name.substr(start, i - start));
+      start = i + 1;
+    }
+  }
+  for (size_t r = 0; r < raw.size(); ++r) {
+    std::string_view s = raw[r];
+    if (size_t b = s.find('['); b != std::string_view::npos && b > 0 && s.back() == ']') s = s.substr(0, b);
+    std::vector<std::string> wrappers;
+    while (!s.empty() && s.back() == ')') {
+      size_t open = s.find('(');
+      if (open == std::string_view::npos || open == 0) break;
+      wrappers.push_back(std::string(s.substr(0, open)));
+      s = s.substr(open + 1, s.size() - open - 2);
+    }
+    bool last = r + 1 == raw.size();
+    if (r == 0 && !wrappers.empty() && (wrappers[0] == "jit" || wrappers[0] == "pjit") && !last) {
+      fn = std::string(s);
+      continue;
+    }
+    for (const std::string& w : wrappers) {
+      std::string what = w == "jvp" ? "jvp (the forward pass of jax.grad / jax.jvp)"
+                         : w == "transpose" ? "transpose (the backward pass of jax.grad)"
+                         : w == "vmap" ? "vmap (batched by jax.vmap)"
+                         : w == "jit" || w == "pjit" ? fmt::format("a nested jit of {}", s.empty() ? "?" : s)
+                         : w;
+      if (std::find(transforms.begin(), transforms.end(), what) == transforms.end())
+        transforms.push_back(what);
+    }
+    if (last) {
+      primitive = std::string(s);
+      continue;
+    }
+    if (s.empty()) continue;
+    ScopeSegment seg{std::string(s), false};
+    bool wrapper = false;
+    for (const ScopeSegment& g : segs)
+      if (g.name == seg.name && g.jax_wrapper) wrapper = true;
+    bool via_jit = !wrappers.empty() && (wrappers[0] == "jit" || wrappers[0] == "pjit");
+    if (wrapper || via_jit) {
+      if (std::find(jax_parts.begin(), jax_parts.end(), seg.name) == jax_parts.end())
+        jax_parts.push_back(seg.name);
+    } else {
+      scopes.push_back(seg.name);
+    }
+  }
+  out.push_back(fmt::format("op_name \"{}\"", op_name));
+  if (!fn.empty()) out.push_back(fmt::format("  jitted function: {}", fn));
+  if (!scopes.empty())
+    out.push_back(fmt::format("  your named scopes (jax.named_scope): {}", fmt::join(scopes, "/")));
+  if (!transforms.empty())
+    out.push_back(fmt::format("  transformations: {}", fmt::join(transforms, ", ")));
+  if (!jax_parts.empty()) {
+    std::vector<std::string> words;
+    for (const std::string& p : jax_parts) {
+      if (p == "while") words.push_back("while (a lax loop)");
+      else if (p == "body") words.push_back("body (the loop body)");
+      else if (p == "cond") words.push_back("cond (a loop condition or lax.cond)");
+      else if (p.starts_with("branch_")) words.push_back(p + " (a branch of lax.cond/switch)");
+      else if (p == "closed_call") words.push_back("closed_call (the function a loop or cond calls)");
+      else if (p == "checkpoint" || p == "remat" || p == "remat2" || p == "rematted_computation")
+        words.push_back(p + " (jax.checkpoint: recomputed in the backward pass)");
+      else words.push_back(p);
+    }
+    out.push_back(fmt::format("  added by JAX: {}", fmt::join(words, ", ")));
+  }
+  if (!primitive.empty()) {
+    std::string_view hint = PrimitiveHint(primitive);
+    out.push_back(fmt::format("  JAX primitive: {}{}", primitive,
+                              hint.empty() ? "" : fmt::format(" — from {}", hint)));
+  }
+  return out;
+}
+
+const HloInstruction* FindInstructionByName(const HloModule& module, std::string_view name) {
+  if (!name.empty() && name.front() == '%') name.remove_prefix(1);
+  for (const HloComputation* comp : module.computations())
+    if (const HloInstruction* i = comp->GetInstruction(name)) return i;
+  return nullptr;
+}
+
+Explanation ExplainInstruction(const HloInstruction& instr, const ExplainContext& ctx) {
+  Explanation e;
+  const HloModule& module = ctx.index.module();
+  e.module = std::string(module.name());
+  e.instruction = std::string(instr.name());
+  e.text = PrintInstruction(instr);
+  const HloComputation* comp = instr.parent();
+  ComputationRole role = RoleOf(*comp);
+  const HloInstruction* fusion = ImmediateFusion(instr);
+  const HloInstruction* kernel = ctx.index.KernelOf(instr);
+
+  // Where it is ------------------------------------------------------------
+  ExplainSection where{"Where it is", {}};
+  where.lines.push_back(fmt::format("computation {} ({}){}", comp->name(), ComputationRoleName(role),
+                                    comp->is_entry() ? " — the program's main function" : ""));
+  if (fusion) {
+    where.lines.push_back(fmt::format(
+        "fused: it is part of the kernel of {} ({} fusion in {}); it has no buffer of its own{}",
+        fusion->name(), FusionKindName(*fusion), fusion->parent()->name(),
+        instr.is_root() ? ", but as the fused root its value is the fusion's output" : ""));
+    if (kernel != fusion && kernel != &instr)
+      where.lines.push_back(fmt::format("that fusion is itself nested in {}", kernel->name()));
+  } else if (kernel != &instr) {
+    where.lines.push_back(fmt::format("runs inside {} ({}), as part of its computation",
+                                      kernel->name(), kernel->opcode_text()));
+  }
+  LoopLines(comp, ctx, &where.lines);
+  where.lines.push_back(fmt::format("runs {}", TimesText(ctx.counts.Of(&instr),
+                                                          ctx.counts.IsUpperBound(comp))));
+  e.sections.push_back(std::move(where));
+
+  // What it does -----------------------------------------------------------
+  ExplainSection what{"What it does", {}};
+  std::string_view desc = DescribeOpcode(instr.opcode_text());
+  what.lines.push_back(fmt::format("{}: {}", instr.opcode_text(),
+                                   desc.empty() ? "an opcode hloscope has no description for." : desc));
+  if (instr.opcode() == HloOpcode::kParameter && fusion &&
+      instr.parameter_number() < fusion->operand_count()) {
+    const HloInstruction* op = fusion->operand(instr.parameter_number());
+    what.lines.push_back(fmt::format("here: operand {} of {}, i.e. {} = {} {}", instr.parameter_number(),
+                                     fusion->name(), op->name(), ShapeText(*op), op->opcode_text()));
+  }
+  for (int64_t k = 0; k < instr.operand_count(); ++k) {
+    const HloInstruction* op = instr.operand(k);
+    std::string from;
+    if (op->opcode() == HloOpcode::kParameter && fusion && op->parameter_number() < fusion->operand_count())
+      from = fmt::format(" = fusion operand {}", fusion->operand(op->parameter_number())->name());
+    what.lines.push_back(fmt::format("operand {}: {} {} ({}){}", k, op->name(), ShapeText(*op),
+                                     op->opcode_text(), from));
+  }
+  for (const CalledComputation& cc : instr.called_computations())
+    what.lines.push_back(fmt::format("calls {} ({} instructions)", cc.computation->name(),
+                                     cc.computation->instruction_count()));
+  e.sections.push_back(std::move(what));
+
+  // Shape ------------------------------------------------------------------
+  ExplainSection shape{"Reading its shape", DescribeShape(instr.shape())};
+  if (instr.shape().IsTuple())
+    for (size_t k = 0; k < instr.shape().tuple_shapes.size() && k < 8; ++k)
+      for (const std::string& s : DescribeShape(*instr.shape().tuple_shapes[k]))
+        shape.lines.push_back(fmt::format("  {{{}}} {}", k, s));
+  e.sections.push_back(std::move(shape));
+
+  // Fusion -----------------------------------------------------------------
+  const HloInstruction* as_fusion = instr.opcode() == HloOpcode::kFusion ? &instr : fusion;
+  if (as_fusion && IsSequentialRole(RoleOf(*as_fusion->parent()))) {
+    FusionSummary fs = SummarizeFusion(*as_fusion, ctx.index, ctx.counts, &ctx.check);
+    ExplainSection f{"The kernel (fusion)", {}};
+    if (as_fusion != &instr) f.lines.push_back(fmt::format("{} — the fusion this instruction is in", fs.name));
+    f.lines.push_back(DescribeFusionKind(fs.kind, fs.backend_kind));
+    std::vector<std::string> ops;
+    for (auto& [op, n] : fs.opcode_counts) ops.push_back(fmt::format("{} {}", n, op));
+    f.lines.push_back(fmt::format("{} fused instructions: {}", fs.instruction_count, fmt::join(ops, ", ")));
+    if (!fs.lines_text.empty())
+      f.lines.push_back(fmt::format("source lines fused into it: {} (XLA keeps only {} on the fusion)",
+                                    fs.lines_text, WhereText(fs.source).empty() ? "none" : WhereText(fs.source)));
+    f.lines.push_back(fmt::format("reads {} (operand buffers), writes {} per run", HumanBytes(fs.bytes_read),
+                                  HumanBytes(fs.bytes_written)));
+    e.sections.push_back(std::move(f));
+  }
+
+  // Source -----------------------------------------------------------------
+  ExplainSection src{"Where it comes from", {}};
+  std::optional<SourceLocation> loc = ctx.index.Of(instr);
+  const OpMetadata* md = instr.metadata();
+  if (md && !md->op_name.empty()) {
+    for (const std::string& s : DescribeOpName(CUnescape(md->op_name))) src.lines.push_back(s);
+  }
+  if (loc && !loc->file.empty()) {
+    std::string via = loc->via == "metadata" ? ""
+                      : fmt::format(" (no metadata of its own: attributed via the {})", loc->via);
+    src.lines.push_back(fmt::format("{}:{}{}{}{}", loc->file, loc->line,
+                                    loc->column ? fmt::format(":{}", loc->column) : "",
+                                    loc->function.empty() ? "" : " in " + loc->function, via));
+    if (loc->via != "metadata" && !loc->op_name.empty())
+      src.lines.push_back(fmt::format("attributed op_name \"{}\"", loc->op_name));
+    for (size_t k = 0; k < loc->stack.size() && k < 6; ++k)
+      src.lines.push_back(fmt::format("  called from {}", loc->stack[k]));
+    if (md && md->stack_frame_id > 0)
+      src.lines.push_back(fmt::format("(metadata stack_frame_id={} → the module's StackFrames table; "
+                                      "hloscope shows the innermost frame in your code)",
+                                      md->stack_frame_id));
+  } else if (!md) {
+    src.lines.push_back("no metadata: XLA created this instruction itself (copy insertion, layout "
+                        "assignment, loop canonicalization, ...).");
+  } else {
+    src.lines.push_back("metadata without a source line.");
+  }
+  e.sections.push_back(std::move(src));
+
+  // In place? --------------------------------------------------------------
+  ExplainSection ip{"In place or copied?", {}};
+  bool any = false;
+  for (const UpdateFinding& u : ctx.check.updates) {
+    bool mine = (u.instruction == e.instruction && u.computation == comp->name()) ||
+                (u.fusion && *u.fusion == e.instruction);
+    if (!mine) continue;
+    any = true;
+    ip.lines.push_back(fmt::format("{} {}: {} — {}", u.opcode, u.instruction, UpdateVerdictName(u.verdict),
+                                   u.reason));
+    if (u.verdict == UpdateVerdict::kInPlaceOnCopy && u.copy) {
+      for (const CopyFinding& c : ctx.check.copies)
+        if (c.instruction == *u.copy)
+          ip.lines.push_back(fmt::format("  the copy {} moves {} × {} ({}): {}", c.instruction,
+                                         HumanBytes(c.bytes), c.executions ? fmt::format("{}", *c.executions) : "?",
+                                         CopyCauseName(c.cause), c.cause_detail));
+    }
+    if (u.full_rewrite) ip.lines.push_back("  it shares the buffer but rewrites all of it every time");
+    if (u.bytes_written)
+      ip.lines.push_back(fmt::format("  writes {} per execution", HumanBytes(u.bytes_written)));
+    if (u.confirmed)
+      ip.lines.push_back(fmt::format("  {} by XLA's buffer assignment: {}",
+                                     *u.confirmed ? "confirmed" : "CONTRADICTED", u.confirmation));
+  }
+  for (const CopyFinding& c : ctx.check.copies) {
+    if (c.instruction != e.instruction || c.computation != comp->name()) continue;
+    any = true;
+    ip.lines.push_back(fmt::format("this is a {} copy ({}): {} × {} = {} per call",
+                                   CopyClassName(c.copy_class), c.kind, HumanBytes(c.bytes),
+                                   c.executions ? fmt::format("{}", *c.executions) : "?",
+                                   HumanBytes(c.total_bytes)));
+    ip.lines.push_back(fmt::format("cause: {} — {}", CopyCauseName(c.cause), c.cause_detail));
+    if (!c.hint.empty()) ip.lines.push_back(fmt::format("hint: {}", c.hint));
+    if (!c.feeds.empty())
+      ip.lines.push_back(fmt::format("feeds: {}", fmt::join(c.feeds, ", ")));
+  }
+  if (!any) {
+    std::vector<InPlacePair> pairs =
+        IsSequentialRole(role) ? GetInPlaceInputOutputPairs(instr) : std::vector<InPlacePair>{};
+    if (!pairs.empty()) {
+      for (const InPlacePair& p : pairs)
+        ip.lines.push_back(fmt::format("its output {} must share the buffer of operand {}{}",
+                                       ShapeIndexToString(p.output_index), p.operand_number,
+                                       ShapeIndexToString(p.operand_index)));
+    } else if (fusion || role == ComputationRole::kEmbedded) {
+      ip.lines.push_back(
+          "not a buffer of its own: inside a kernel, intermediate values live in registers; only "
+          "the kernel's output is written to memory. See the fusion for its verdict.");
+    } else if (instr.opcode() == HloOpcode::kGetTupleElement || instr.opcode() == HloOpcode::kTuple ||
+               instr.opcode() == HloOpcode::kBitcast || instr.opcode() == HloOpcode::kParameter ||
+               instr.opcode() == HloOpcode::kWhile || instr.opcode() == HloOpcode::kCall) {
+      ip.lines.push_back("moves no data: it names buffers that already exist.");
+    } else {
+      ip.lines.push_back(
+          "not an update: XLA gives its result a buffer of its own. (The buffer assignment may "
+          "still place it in the memory of an operand that dies here; only the "
+          "-buffer-assignment.txt dump shows that.)");
+    }
+  }
+  e.sections.push_back(std::move(ip));
+  return e;
+}
+
+Explanation ExplainModule(const ExplainContext& ctx) {
+  const HloModule& module = ctx.index.module();
+  Explanation e;
+  e.module = std::string(module.name());
+  const HloComputation* entry = module.entry_computation();
+  e.text = fmt::format("HloModule {} — {} computations, {} instructions{}", module.name(),
+                       module.computations().size(), module.instruction_count(),
+                       module.is_scheduled() ? ", scheduled (text order is execution order)" : "");
+
+  // 1. The entry ------------------------------------------------------------
+  ExplainSection s1{"1. Start at ENTRY", {}};
+  s1.lines.push_back(fmt::format(
+      "ENTRY {} is the program's main function; the other computations are called from it "
+      "(fused computations, loop bodies and conditions, branches, reducers). Each line is one "
+      "instruction: `name = shape opcode(operands), attributes`.",
+      entry->name()));
+  for (const HloInstruction* p : entry->parameters()) {
+    if (!p) continue;
+    bool donated = false;
+    for (const InputOutputAlias& a : module.input_output_aliases())
+      donated |= a.parameter_number == p->parameter_number();
+    for (const BufferDonor& d : module.buffer_donors())
+      donated |= d.parameter_number == p->parameter_number();
+    std::string name = p->metadata() ? CUnescape(p->metadata()->op_name) : "";
+    s1.lines.push_back(fmt::format("argument {}: {} {}{} — {}", p->parameter_number(), p->name(),
+                                   p->shape().ToString(), name.empty() ? "" : fmt::format(" ({})", name),
+                                   donated ? "donated (listed in input_output_alias / buffer_donor): "
+                                             "XLA may write the result into it"
+                                           : "not donated: XLA must not overwrite it"));
+  }
+  s1.lines.push_back(fmt::format("ROOT {} is the result ({}).", entry->root_instruction()->name(),
+                                 entry->root_instruction()->shape().ToString()));
+  e.sections.push_back(std::move(s1));
+
+  // 2. Computations by role ---------------------------------------------------
+  std::map<std::string, int64_t> roles;
+  for (const HloComputation* c : module.computations()) ++roles[std::string(ComputationRoleName(RoleOf(*c)))];
+  ExplainSection s2{"2. The computations", {}};
+  std::vector<std::string> parts;
+  for (auto& [r, n] : roles) parts.push_back(fmt::format("{} {}", n, r));
+  s2.lines.push_back(fmt::format("{}.", fmt::join(parts, ", ")));
+  s2.lines.push_back(
+      "A `fused` computation is the body of one kernel: everything between its braces runs in "
+      "one pass and only its ROOT is written to memory. Its parameters are the fusion "
+      "instruction's operands. A `reducer` is the small function a reduce/scatter/sort applies.");
+  e.sections.push_back(std::move(s2));
+
+  // 3. Loops -------------------------------------------------------------------
+  ExplainSection s3{"3. Loops", {}};
+  for (const LoopFinding& l : ctx.check.loops) {
+    std::string trips = l.trip_count ? fmt::format("{} iterations ({})", *l.trip_count, l.trip_count_source)
+                                     : "unknown trip count";
+    std::string nest = l.enclosing_loops.empty() ? "" : fmt::format(", inside {}", fmt::join(l.enclosing_loops, " < "));
+    s3.lines.push_back(fmt::format("{} in {}: {}{}{}", l.instruction, l.computation, trips, nest,
+                                   WhereText(l.source).empty() ? "" : " — " + WhereText(l.source)));
+    if (const HloInstruction* w = FindInstructionByName(module, l.instruction)) {
+      const HloComputation* body = w->while_body();
+      const HloComputation* cond = w->while_condition();
+      s3.lines.push_back(fmt::format("  body {} ({} instructions), condition {}", body ? body->name() : "?",
+                                     body ? body->instruction_count() : 0, cond ? cond->name() : "?"));
+    }
+  }
+  if (ctx.check.loops.empty()) s3.lines.push_back("no while loops: every instruction runs once per call.");
+  else
+    s3.lines.push_back("Everything in a loop body runs once per iteration: a copy there costs its "
+                       "bytes × the trip count.");
+  e.sections.push_back(std::move(s3));
+
+  // 4. Kernels -------------------------------------------------------------------
+  ModuleFusions mf = SummarizeFusions(ctx.index, ctx.counts, &ctx.check);
+  ExplainSection s4{"4. Kernels (fusions)", {}};
+  std::map<std::string, int64_t> kinds;
+  for (const FusionSummary& f : mf.fusions) ++kinds[f.kind];
+  parts.clear();
+  for (auto& [k, n] : kinds) parts.push_back(fmt::format("{} {}", n, k));
+  s4.lines.push_back(fmt::format("{} fusion{}{}{}", mf.fusions.size(), mf.fusions.size() == 1 ? "" : "s",
+                                 parts.empty() ? "" : ": ", fmt::join(parts, ", ")));
+  std::vector<const FusionSummary*> top;
+  for (const FusionSummary& f : mf.fusions) top.push_back(&f);
+  auto traffic = [](const FusionSummary* f) -> int64_t {
+    if (!f->executions || !f->bytes_written || !f->bytes_read) return -1;
+    return (*f->bytes_read + *f->bytes_written) * *f->executions;
+  };
+  std::stable_sort(top.begin(), top.end(), [&](auto* a, auto* b) { return traffic(a) > traffic(b); });
+  for (size_t k = 0; k < top.size() && k < 5; ++k) {
+    const FusionSummary* f = top[k];
+    s4.lines.push_back(fmt::format("{} ({}) ×{}: reads {}, writes {} per run — {}", f->name, f->kind,
+                                   f->executions ? fmt::format("{}", *f->executions) : "?",
+                                   HumanBytes(f->bytes_read), HumanBytes(f->bytes_written),
+                                   f->lines_text.empty() ? "no source lines" : f->lines_text));
+  }
+  s4.lines.push_back("`hloscope fusions FILE` lists every kernel with its operations and source lines.");
+  e.sections.push_back(std::move(s4));
+
+  // 5. Copies and updates ----------------------------------------------------------
+  ExplainSection s5{"5. Copies and updates", {}};
+  if (ctx.check.copies.empty()) s5.lines.push_back("no copies.");
+  for (size_t k = 0; k < ctx.check.copies.size() && k < 5; ++k) {
+    const CopyFinding& c = ctx.check.copies[k];
+    s5.lines.push_back(fmt::format("{} {} {} × {} = {} ({}){}", c.instruction, c.shape, HumanBytes(c.bytes),
+                                   c.executions ? fmt::format("{}", *c.executions) : "?",
+                                   HumanBytes(c.total_bytes), CopyCauseName(c.cause),
+                                   WhereText(c.source).empty() ? "" : " — " + WhereText(c.source)));
+  }
+  if (ctx.check.copies.size() > 5)
+    s5.lines.push_back(fmt::format("... and {} more", ctx.check.copies.size() - 5));
+  std::map<std::string, int64_t> verdicts;
+  for (const UpdateFinding& u : ctx.check.updates) ++verdicts[std::string(UpdateVerdictName(u.verdict))];
+  parts.clear();
+  for (auto& [v, n] : verdicts) parts.push_back(fmt::format("{} {}", n, v));
+  s5.lines.push_back(fmt::format("updates: {}", parts.empty() ? "none" : fmt::format("{}", fmt::join(parts, ", "))));
+  e.sections.push_back(std::move(s5));
+
+  ExplainSection s6{"Next", {}};
+  s6.lines.push_back("hloscope check FILE             every copy and update, with causes");
+  s6.lines.push_back("hloscope where FILE file.py:42  the instructions of one line of your code");
+  s6.lines.push_back("hloscope annotate FILE          your source with findings per line");
+  s6.lines.push_back("hloscope explain FILE NAME      one instruction in plain words");
+  e.sections.push_back(std::move(s6));
+  return e;
+}
+
+}  // namespace hloscope

@@ -1,0 +1,144 @@
+#include "hloscope/analysis/scope_filter.h"
+
+#include <array>
+
+namespace hloscope {
+namespace {
+
+// Segments JAX adds by itself around the user's scopes.
+bool IsJaxWrapperName(std::string_view s) {
+  static constexpr std::array<std::string_view, 16> kNames = {
+      "while",          "body",          "cond",       "closed_call",
+      "core_call",      "checkpoint",    "remat",      "remat2",
+      "rematted_computation", "custom_jvp_call", "custom_vjp_call",
+      "custom_vjp_call_jaxpr", "pjit",   "jit",        "scan",
+      "shard_map"};
+  for (std::string_view n : kNames)
+    if (s == n) return true;
+  // cond/switch branches: branch_0_fun, branch_1_fun, ...
+  if (s.size() > 11 && s.substr(0, 7) == "branch_" && s.substr(s.size() - 4) == "_fun") {
+    for (char c : s.substr(7, s.size() - 11))
+      if (c < '0' || c > '9') return false;
+    return true;
+  }
+  return false;
+}
+
+bool IsIdentChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+         c == '_' || c == '.' || c == '-';
+}
+
+// `name(inner)` spanning the whole text: returns true and sets fn/inner.
+bool SplitCall(std::string_view s, std::string_view* fn, std::string_view* inner) {
+  if (s.empty() || s.back() != ')') return false;
+  size_t open = s.find('(');
+  if (open == std::string_view::npos || open == 0) return false;
+  for (size_t i = 0; i < open; ++i)
+    if (!IsIdentChar(s[i])) return false;
+  // The '(' at `open` must close at the very end.
+  int depth = 0;
+  for (size_t i = open; i < s.size(); ++i) {
+    if (s[i] == '(') ++depth;
+    else if (s[i] == ')' && --depth == 0 && i + 1 != s.size()) return false;
+  }
+  *fn = s.substr(0, open);
+  *inner = s.substr(open + 1, s.size() - open - 2);
+  return true;
+}
+
+// `*` and `?` glob over one segment.
+bool Glob(std::string_view pattern, std::string_view text) {
+  size_t p = 0, t = 0, star = std::string_view::npos, mark = 0;
+  while (t < text.size()) {
+    if (p < pattern.size() && (pattern[p] == '?' || pattern[p] == text[t])) {
+      ++p;
+      ++t;
+    } else if (p < pattern.size() && pattern[p] == '*') {
+      star = p++;
+      mark = t;
+    } else if (star != std::string_view::npos) {
+      p = star + 1;
+      t = ++mark;
+    } else {
+      return false;
+    }
+  }
+  while (p < pattern.size() && pattern[p] == '*') ++p;
+  return p == pattern.size();
+}
+
+std::vector<std::string_view> SplitTopLevel(std::string_view s) {
+  std::vector<std::string_view> out;
+  int depth = 0;
+  size_t start = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    char c = s[i];
+    if (c == '(' || c == '[' || c == '{') ++depth;
+    else if ((c == ')' || c == ']' || c == '}') && depth > 0) --depth;
+    else if (c == '/' && depth == 0) {
+      out.push_back(s.substr(start, i - start));
+      start = i + 1;
+    }
+  }
+  out.push_back(s.substr(start));
+  return out;
+}
+
+}  // namespace
+
+std::vector<ScopeSegment> SplitOpName(std::string_view op_name) {
+  std::vector<ScopeSegment> out;
+  for (std::string_view seg : SplitTopLevel(op_name)) {
+    // Primitive parameters: reduce_sum[axes=(0,)] -> reduce_sum.
+    if (size_t b = seg.find('['); b != std::string_view::npos && b > 0 && seg.back() == ']')
+      seg = seg.substr(0, b);
+    bool via_jit = false;
+    std::string_view fn, inner;
+    while (SplitCall(seg, &fn, &inner)) {
+      if (fn == "jit" || fn == "pjit") via_jit = true;
+      seg = inner;
+    }
+    if (seg.empty()) continue;
+    // A nested segment like jvp(a/b) cannot occur in practice; keep the text.
+    out.push_back({std::string(seg), via_jit || IsJaxWrapperName(seg)});
+  }
+  return out;
+}
+
+std::string UserScopePath(std::string_view op_name) {
+  std::vector<ScopeSegment> segs = SplitOpName(op_name);
+  std::string out;
+  // The last segment is the primitive (or, alone, an argument name).
+  for (size_t i = 0; i + 1 < segs.size(); ++i) {
+    if (segs[i].jax_wrapper) continue;
+    if (!out.empty()) out += '/';
+    out += segs[i].name;
+  }
+  return out;
+}
+
+bool MatchesScope(std::string_view op_name, std::string_view scope) {
+  std::vector<ScopeSegment> want = SplitOpName(scope);
+  if (want.empty()) return true;
+  if (op_name.empty()) return false;
+  std::vector<ScopeSegment> have = SplitOpName(op_name);
+  for (size_t start = 0; start < have.size(); ++start) {
+    if (!Glob(want[0].name, have[start].name)) continue;
+    size_t w = 1, h = start + 1;
+    while (w < want.size() && h < have.size()) {
+      if (Glob(want[w].name, have[h].name)) {
+        ++w;
+        ++h;
+      } else if (have[h].jax_wrapper) {
+        ++h;
+      } else {
+        break;
+      }
+    }
+    if (w == want.size()) return true;
+  }
+  return false;
+}
+
+}  // namespace hloscope

@@ -1,0 +1,241 @@
+#include "hloscope/report/render_annotate.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "hloscope/analysis/fusion_summary.h"
+#include "hloscope/support/human_bytes.h"
+
+namespace hloscope {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+template <typename T>
+Json Opt(const std::optional<T>& v) {
+  return v ? Json(*v) : Json(nullptr);
+}
+
+constexpr int kTextWidth = 56;
+
+std::string Kernels(const LineFacts& f) {
+  std::vector<std::string> names;
+  for (const HloInstruction* k : f.kernels) names.push_back(std::string(k->name()));
+  if (names.empty()) return "";
+  size_t shown = std::min<size_t>(names.size(), 2);
+  std::vector<std::string> head(names.begin(), names.begin() + shown);
+  return fmt::format("→ {}{}", fmt::join(head, ", "),
+                     names.size() > shown ? fmt::format(" +{}", names.size() - shown) : "");
+}
+
+std::vector<std::string> Details(const LineFacts& f) {
+  std::vector<std::string> out;
+  for (const CopyFinding* c : f.copies) {
+    std::string via;
+    for (const LineInstruction& li : f.instructions)
+      if (li.copy == c && li.source.via != "metadata") via = fmt::format(" (via the {})", li.source.via);
+    out.push_back(fmt::format("copy {} {} {} × {} = {} per call — {}{}", c->instruction, c->shape,
+                              HumanBytes(c->bytes),
+                              c->executions ? fmt::format("{}{}", c->executions_upper_bound ? "≤" : "", *c->executions)
+                                            : std::string("?"),
+                              HumanBytes(c->total_bytes), CopyCauseName(c->cause), via));
+  }
+  for (const UpdateFinding* u : f.updates) {
+    std::string s = fmt::format("update {}{}: {}", u->instruction, u->fusion ? " in " + *u->fusion : "",
+                                UpdateVerdictName(u->verdict));
+    if (u->copy) s += " on " + *u->copy;
+    if (u->full_rewrite) s += ", rewrites the whole buffer";
+    s += fmt::format(" ({} × {})", HumanBytes(u->bytes_written),
+                     u->executions ? fmt::format("{}", *u->executions) : std::string("?"));
+    out.push_back(std::move(s));
+  }
+  std::set<std::pair<std::string, std::string>> seen;
+  for (const LineRead& r : f.reads) {
+    if (!seen.insert({r.copy->copied_from, r.copy->instruction}).second) continue;
+    out.push_back(fmt::format("reads {} after its in-place update ({}) → forces {} ({} per call)",
+                              r.copy->copied_from, r.reader->name(), r.copy->instruction,
+                              HumanBytes(r.copy->total_bytes)));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string_view LineMark(const LineFacts& f) {
+  if (!f.copies.empty()) return "■";
+  if (!f.reads.empty()) return "▲";
+  bool on_copy = false;
+  for (const UpdateFinding* u : f.updates)
+    on_copy |= u->verdict == UpdateVerdict::kInPlaceOnCopy || u->verdict == UpdateVerdict::kOutOfPlace ||
+               u->full_rewrite;
+  if (on_copy) return "○";
+  if (!f.updates.empty()) return "●";
+  if (!f.instructions.empty()) return "·";
+  return " ";
+}
+
+void RenderAnnotateText(const ModuleAnalysis& a, const std::vector<LineFacts>& facts,
+                        const AnnotateOptions& options, SourceFiles& files, std::ostream& out) {
+  out << fmt::format("{}{}\n", a.module.name(),
+                     options.scope.empty() ? "" : fmt::format(" — scope '{}'", options.scope));
+  out << "  ■ copy  ▲ read forcing a copy  ○ update on a copy / out of place  ● update in place  "
+         "· compiled, no finding\n";
+  if (facts.empty()) {
+    out << "  no source lines\n";
+    return;
+  }
+  // Facts per file, in order.
+  std::vector<std::string> order;
+  std::map<std::string, std::map<int64_t, const LineFacts*>> by_file;
+  for (const LineFacts& f : facts) {
+    if (!by_file.count(f.file)) order.push_back(f.file);
+    by_file[f.file][f.line] = &f;
+  }
+  for (const std::string& file : order) {
+    const std::map<int64_t, const LineFacts*>& lines = by_file[file];
+    const std::vector<std::string>* text = files.Lines(file);
+    std::optional<std::string> disk = files.Locate(file);
+    out << "\n";
+    if (!text)
+      out << fmt::format("  {}  (source not found: {} — pass --source-root DIR)\n", Basename(file), file);
+    else if (disk && *disk != file)
+      out << fmt::format("  {}  ({}, read from {})\n", Basename(file), file, *disk);
+    else
+      out << fmt::format("  {}  ({})\n", Basename(file), file);
+    out << fmt::format("  {:>5}     {:>10}\n", "line", "copy/call");
+
+    // Which lines to print.
+    std::vector<int64_t> shown;
+    int64_t n = text ? static_cast<int64_t>(text->size()) : 0;
+    if (text && options.whole_files) {
+      for (int64_t l = 1; l <= n; ++l) shown.push_back(l);
+    } else if (text) {
+      std::set<int64_t> s;
+      for (auto& [l, f] : lines)
+        for (int64_t k = l - options.context; k <= l + options.context; ++k)
+          if (k >= 1 && k <= n) s.insert(k);
+      shown.assign(s.begin(), s.end());
+    }
+    // Lines beyond the file (or no file): listed from the metadata alone.
+    for (auto& [l, f] : lines)
+      if (l < 1 || l > n) shown.push_back(l);
+    std::sort(shown.begin(), shown.end());
+    shown.erase(std::unique(shown.begin(), shown.end()), shown.end());
+
+    int64_t prev = -1;
+    for (int64_t l : shown) {
+      if (prev >= 0 && l != prev + 1) out << "      ⋮\n";
+      prev = l;
+      auto it = lines.find(l);
+      const LineFacts* f = it == lines.end() ? nullptr : it->second;
+      std::string src = text && l >= 1 && l <= n ? (*text)[l - 1] : "";
+      std::string mark = f ? std::string(LineMark(*f)) : " ";
+      std::string bytes = f && !f->copies.empty() ? HumanBytes(f->copy_bytes_per_call) : "";
+      std::string kernels = f ? Kernels(*f) : "";
+      std::string line = fmt::format("  {:>5}  {}  {:>10}  {}", l, mark, bytes, src);
+      if (!kernels.empty()) {
+        size_t width = src.size();
+        line += std::string(width < kTextWidth ? kTextWidth - width : 0, ' ') + "  " + kernels;
+      }
+      while (!line.empty() && line.back() == ' ') line.pop_back();
+      out << line << "\n";
+      if (f)
+        for (const std::string& d : Details(*f)) out << fmt::format("  {:>5}     {:>10}  │ {}\n", "", "", d);
+    }
+  }
+}
+
+Json AnnotateToJson(const ModuleAnalysis& a, const std::vector<LineFacts>& facts, SourceFiles& files) {
+  Json jm;
+  jm["name"] = std::string(a.module.name());
+  jm["files"] = Json::array();
+  std::map<std::string, size_t> index;
+  for (const LineFacts& f : facts) {
+    auto it = index.find(f.file);
+    if (it == index.end()) {
+      Json jf;
+      jf["file"] = f.file;
+      std::optional<std::string> disk = files.Locate(f.file);
+      jf["found"] = disk.has_value();
+      jf["lines"] = Json::array();
+      jm["files"].push_back(std::move(jf));
+      it = index.emplace(f.file, jm["files"].size() - 1).first;
+    }
+    Json jl;
+    jl["line"] = f.line;
+    std::optional<std::string> text = files.Line(f.file, f.line);
+    jl["text"] = text ? Json(*text) : Json(nullptr);
+    jl["mark"] = std::string(LineMark(f));
+    jl["copy_bytes_per_call"] = f.copies.empty() ? Json(nullptr) : Opt(f.copy_bytes_per_call);
+    jl["copies"] = Json::array();
+    for (const CopyFinding* c : f.copies) {
+      Json j;
+      j["instruction"] = c->instruction;
+      j["bytes"] = Opt(c->bytes);
+      j["executions"] = Opt(c->executions);
+      j["total_bytes"] = Opt(c->total_bytes);
+      j["cause"] = CopyCauseName(c->cause);
+      jl["copies"].push_back(std::move(j));
+    }
+    jl["updates"] = Json::array();
+    for (const UpdateFinding* u : f.updates) {
+      Json j;
+      j["instruction"] = u->instruction;
+      j["fusion"] = Opt(u->fusion);
+      j["verdict"] = UpdateVerdictName(u->verdict);
+      j["copy"] = Opt(u->copy);
+      jl["updates"].push_back(std::move(j));
+    }
+    jl["reads"] = Json::array();
+    for (const LineRead& r : f.reads) {
+      Json j;
+      j["reader"] = std::string(r.reader->name());
+      j["value"] = r.copy->copied_from;
+      j["forces_copy"] = r.copy->instruction;
+      jl["reads"].push_back(std::move(j));
+    }
+    Json kernels = Json::array();
+    for (const HloInstruction* k : f.kernels) kernels.push_back(std::string(k->name()));
+    jl["kernels"] = std::move(kernels);
+    jl["instruction_count"] = f.instructions.size();
+    jm["files"][it->second]["lines"].push_back(std::move(jl));
+  }
+  return jm;
+}
+
+void ReportAnnotate(const std::vector<const HloModule*>& modules, const AnnotateOptions& options,
+                    OutputFormat format, std::ostream& out) {
+  SourceFiles files(options.source_roots);
+  Json doc;
+  if (format == OutputFormat::kJson) {
+    doc["schema_version"] = 1;
+    doc["tool"] = "hloscope";
+    doc["command"] = "annotate";
+    doc["scope"] = options.scope.empty() ? Json(nullptr) : Json(options.scope);
+    doc["modules"] = Json::array();
+  }
+  for (size_t mi = 0; mi < modules.size(); ++mi) {
+    ModuleAnalysis a(*modules[mi]);
+    LineQuery q;
+    if (!options.file.empty()) {
+      LineSpec spec;
+      spec.file = options.file;
+      spec.text = options.file;
+      q.spec = spec;
+    }
+    q.scope = options.scope;
+    std::vector<LineFacts> facts = CollectLineFacts(a.index, a.counts, a.check, q);
+    if (format == OutputFormat::kJson) {
+      doc["modules"].push_back(AnnotateToJson(a, facts, files));
+    } else {
+      if (mi) out << "\n";
+      RenderAnnotateText(a, facts, options, files, out);
+    }
+  }
+  if (format == OutputFormat::kJson) out << doc.dump(2) << "\n";
+}
+
+}  // namespace hloscope

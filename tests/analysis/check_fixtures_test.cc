@@ -1,0 +1,68 @@
+// Every JAX fixture (tests/fixtures/jax, compiled by tools/gen_fixtures.py):
+// each update verdict is confirmed by XLA's buffer assignment, every copy
+// has bytes and a cause, and executions are known wherever the loops'
+// trip counts are. tests/python/test_check_vs_oracle.py additionally
+// compares against an independent oracle.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "hloscope/analysis/check.h"
+#include "hloscope/parser/buffer_assignment.h"
+#include "hloscope/parser/parser.h"
+
+namespace hloscope {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::vector<std::string> FixtureNames() {
+  std::vector<std::string> names;
+  fs::path dir = fs::path(HLOSCOPE_SOURCE_DIR) / "tests/fixtures/jax";
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    if (fs::exists(e.path() / "buffer-assignment.txt")) names.push_back(e.path().filename());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+class FixtureTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(FixtureTest, VerdictsConfirmedByBufferAssignment) {
+  fs::path dir = fs::path(HLOSCOPE_SOURCE_DIR) / "tests/fixtures/jax" / GetParam();
+  auto group = ParseHloFile((dir / "module.hlo.txt").string());
+  ASSERT_TRUE(group.ok()) << group.error().Format();
+  auto ba = ReadBufferAssignmentFile((dir / "buffer-assignment.txt").string());
+  ASSERT_TRUE(ba.ok()) << ba.error().Format();
+  CheckOptions options;
+  options.buffer_assignment = &ba.value();
+  ModuleCheck check = CheckModule(*group->modules[0], options);
+  for (const UpdateFinding& u : check.updates) {
+    EXPECT_EQ(u.confirmed, std::optional<bool>(true))
+        << u.instruction << " " << UpdateVerdictName(u.verdict) << ": " << u.confirmation;
+  }
+  for (const CopyFinding& c : check.copies) {
+    EXPECT_TRUE(c.bytes.has_value()) << c.instruction;
+    EXPECT_NE(c.cause, CopyCause::kUnknown) << c.instruction << ": " << c.cause_detail;
+    bool loops_known = true;
+    for (const LoopFinding& l : check.loops)
+      if (std::find(c.enclosing_loops.begin(), c.enclosing_loops.end(), l.instruction) !=
+              c.enclosing_loops.end() &&
+          !l.trip_count)
+        loops_known = false;
+    if (loops_known) {
+      EXPECT_TRUE(c.executions.has_value()) << c.instruction;
+    }
+  }
+  for (const LoopFinding& l : check.loops) {
+    if (l.trip_count && l.enclosing_loops.empty()) {
+      EXPECT_TRUE(l.executions.has_value()) << l.instruction;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Jax, FixtureTest, ::testing::ValuesIn(FixtureNames()),
+                         [](const auto& info) { return info.param; });
+
+}  // namespace
+}  // namespace hloscope

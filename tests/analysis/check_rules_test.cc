@@ -1,0 +1,382 @@
+// One test per rule of the check analysis, each on a small hand-written
+// module shaped like what XLA prints.
+#include <gtest/gtest.h>
+
+#include "check_test_util.h"
+#include "hloscope/analysis/in_place.h"
+
+namespace hloscope {
+namespace {
+
+using testing::FindCopy;
+using testing::FindUpdate;
+using testing::ParseOne;
+
+// A while loop that writes one element per iteration into a buffer.
+constexpr char kLoopTemplate[] = R"(
+HloModule m%HEADER%
+
+%fused (p0: f32[1024], p1: s32[]) -> f32[1024] {
+  %p0 = f32[1024]{0} parameter(0)
+  %p1 = s32[] parameter(1)
+  %c = f32[1]{0} constant({1})
+  ROOT %dus = f32[1024]{0} dynamic-update-slice(%p0, %c, %p1), metadata={op_name="jit(f)/scatter" source_file="train.py" source_line=41}
+}
+
+%body (t: (s32[], f32[1024])) -> (s32[], f32[1024]) {
+  %t = (s32[], f32[1024]{0}) parameter(0)
+  %i = s32[] get-tuple-element(%t), index=0
+  %b = f32[1024]{0} get-tuple-element(%t), index=1
+  %one = s32[] constant(1)
+  %upd = f32[1024]{0} fusion(%b, %i), kind=kLoop, calls=%fused
+  %next = s32[] add(%i, %one)
+  ROOT %r = (s32[], f32[1024]{0}) tuple(%next, %upd)
+}
+
+%cond (t: (s32[], f32[1024])) -> pred[] {
+  %t = (s32[], f32[1024]{0}) parameter(0)
+  %i = s32[] get-tuple-element(%t), index=0
+  %n = s32[] constant(100)
+  ROOT %lt = pred[] compare(%i, %n), direction=LT
+}
+
+ENTRY %main (buf: f32[1024]) -> f32[1024] {
+  %buf = f32[1024]{0} parameter(0)
+  %zero = s32[] constant(0)
+%INIT%
+  %w = (s32[], f32[1024]{0}) while(%init), condition=%cond, body=%body
+  ROOT %out = f32[1024]{0} get-tuple-element(%w), index=1
+}
+)";
+
+std::string Loop(const std::string& header, const std::string& init) {
+  std::string s = kLoopTemplate;
+  s.replace(s.find("%HEADER%"), 8, header);
+  s.replace(s.find("%INIT%"), 6, init);
+  return s;
+}
+
+TEST(CheckRulesTest, DonatedLoopUpdateIsInPlaceWithNoCopy) {
+  auto m = ParseOne(Loop(", input_output_alias={ {}: (0, {}, may-alias) }",
+                         "  %init = (s32[], f32[1024]{0}) tuple(%zero, %buf)"));
+  ModuleCheck c = CheckModule(*m);
+  EXPECT_TRUE(c.copies.empty());
+  const UpdateFinding* u = FindUpdate(c, "dus");
+  ASSERT_NE(u, nullptr);
+  EXPECT_EQ(u->verdict, UpdateVerdict::kInPlace);
+  EXPECT_EQ(u->fusion, "upd");
+  EXPECT_EQ(u->executions, 100);
+  EXPECT_EQ(u->bytes_written, 4);
+  EXPECT_FALSE(u->full_rewrite);
+  ASSERT_TRUE(u->source.has_value());
+  EXPECT_EQ(u->source->file, "train.py");
+  EXPECT_EQ(u->source->line, 41);
+  ASSERT_EQ(c.parameters.size(), 1u);
+  EXPECT_TRUE(c.parameters[0].donated);
+  EXPECT_FALSE(c.parameters[0].copied);
+}
+
+TEST(CheckRulesTest, NonDonatedLoopUpdateRunsOnACopyOfTheArgument) {
+  auto m = ParseOne(Loop("", "  %cp = f32[1024]{0} copy(%buf)\n"
+                             "  %init = (s32[], f32[1024]{0}) tuple(%zero, %cp)"));
+  ModuleCheck c = CheckModule(*m);
+  const CopyFinding* cp = FindCopy(c, "cp");
+  ASSERT_NE(cp, nullptr);
+  EXPECT_EQ(cp->bytes, 4096);
+  EXPECT_EQ(cp->executions, 1);
+  EXPECT_EQ(cp->total_bytes, 4096);
+  EXPECT_EQ(cp->cause, CopyCause::kNonDonatedParameter);
+  EXPECT_EQ(cp->hint, "donate argument 0: jax.jit(f, donate_argnums=0)");
+  // A copy has no metadata; it is attributed to the update that needed it.
+  ASSERT_TRUE(cp->source.has_value());
+  EXPECT_EQ(cp->source->line, 41);
+  EXPECT_EQ(cp->source->via, "update");
+  const UpdateFinding* u = FindUpdate(c, "dus");
+  ASSERT_NE(u, nullptr);
+  EXPECT_EQ(u->verdict, UpdateVerdict::kInPlaceOnCopy);
+  EXPECT_EQ(u->copy, "cp");
+  EXPECT_TRUE(c.parameters[0].copied);
+  ASSERT_EQ(c.loops.size(), 1u);
+  EXPECT_EQ(c.loops[0].trip_count, 100);
+  EXPECT_EQ(c.loops[0].trip_count_source, "induction-variable");
+  EXPECT_EQ(c.loops[0].copy_bytes_per_iteration, 0);
+  EXPECT_FALSE(c.loops[0].scales_with_buffer);
+}
+
+TEST(CheckRulesTest, UpdatedConstantIsCopied) {
+  auto m = ParseOne(Loop("", "  %k = f32[1024]{0} constant({...})\n"
+                             "  %cp = f32[1024]{0} copy(%k)\n"
+                             "  %init = (s32[], f32[1024]{0}) tuple(%zero, %cp)"));
+  ModuleCheck c = CheckModule(*m);
+  const CopyFinding* cp = FindCopy(c, "cp");
+  ASSERT_NE(cp, nullptr);
+  EXPECT_EQ(cp->cause, CopyCause::kConstantUpdated);
+}
+
+TEST(CheckRulesTest, SwappedCarriesAreLoopCarriedLive) {
+  auto m = ParseOne(R"(
+HloModule m, input_output_alias={ {0}: (0, {}, may-alias), {1}: (1, {}, may-alias) }
+%body (t: (f32[8], f32[8])) -> (f32[8], f32[8]) {
+  %t = (f32[8]{0}, f32[8]{0}) parameter(0)
+  %a = f32[8]{0} get-tuple-element(%t), index=0
+  %b = f32[8]{0} get-tuple-element(%t), index=1
+  %ca = f32[8]{0} copy(%a)
+  %cb = f32[8]{0} copy(%b)
+  ROOT %r = (f32[8]{0}, f32[8]{0}) tuple(%cb, %ca)
+}
+%cond (t: (f32[8], f32[8])) -> pred[] {
+  %t = (f32[8]{0}, f32[8]{0}) parameter(0)
+  ROOT %p = pred[] constant(false)
+}
+ENTRY %main (x: f32[8], y: f32[8]) -> (f32[8], f32[8]) {
+  %x = f32[8]{0} parameter(0)
+  %y = f32[8]{0} parameter(1)
+  %init = (f32[8]{0}, f32[8]{0}) tuple(%x, %y)
+  ROOT %w = (f32[8]{0}, f32[8]{0}) while(%init), condition=%cond, body=%body, backend_config={"known_trip_count":{"n":"7"}}
+}
+)");
+  ModuleCheck c = CheckModule(*m);
+  const CopyFinding* ca = FindCopy(c, "ca");
+  ASSERT_NE(ca, nullptr);
+  EXPECT_EQ(ca->cause, CopyCause::kLoopCarriedLive);
+  EXPECT_EQ(ca->executions, 7);
+  EXPECT_EQ(ca->total_bytes, 7 * 32);
+  EXPECT_EQ(ca->enclosing_loops, std::vector<std::string>{"w"});
+  ASSERT_EQ(c.loops.size(), 1u);
+  EXPECT_EQ(c.loops[0].trip_count_source, "known_trip_count");
+  EXPECT_EQ(c.loops[0].copy_bytes_per_iteration, 64);
+  EXPECT_TRUE(c.loops[0].scales_with_buffer);
+}
+
+TEST(CheckRulesTest, ReadAfterUpdateKeepsTheOldValue) {
+  auto m = ParseOne(R"(
+HloModule m, input_output_alias={ {0}: (0, {}, may-alias) }
+ENTRY %main (x: f32[64], i: s32[]) -> (f32[64], f32[]) {
+  %x = f32[64]{0} parameter(0)
+  %i = s32[] parameter(1)
+  %keep = f32[64]{0} copy(%x)
+  %c = f32[1]{0} constant({2})
+  %dus = f32[64]{0} dynamic-update-slice(%x, %c, %i)
+  %z = f32[] constant(0)
+  %sum = f32[] reduce(%keep, %z), dimensions={0}, to_apply=%add
+  ROOT %r = (f32[64]{0}, f32[]) tuple(%dus, %sum)
+}
+%add (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %s = f32[] add(%a, %b)
+}
+)");
+  // XLA would put the copy on the DUS operand; here the reader holds the
+  // copy. Either way the copy exists because the old value is still read.
+  ModuleCheck c = CheckModule(*m);
+  const UpdateFinding* u = FindUpdate(c, "dus");
+  ASSERT_NE(u, nullptr);
+  EXPECT_EQ(u->verdict, UpdateVerdict::kInPlace);
+  EXPECT_EQ(u->bytes_written, 4);
+}
+
+TEST(CheckRulesTest, OutputReturnedTwiceIsDuplicated) {
+  auto m = ParseOne(R"(
+HloModule m
+ENTRY %main (x: f32[16]) -> (f32[16], f32[16]) {
+  %x = f32[16]{0} parameter(0)
+  %y = f32[16]{0} negate(%x)
+  %y2 = f32[16]{0} copy(%y)
+  ROOT %r = (f32[16]{0}, f32[16]{0}) tuple(%y, %y2)
+}
+)");
+  ModuleCheck c = CheckModule(*m);
+  const CopyFinding* cp = FindCopy(c, "y2");
+  ASSERT_NE(cp, nullptr);
+  EXPECT_EQ(cp->cause, CopyCause::kOutputDuplicated);
+}
+
+TEST(CheckRulesTest, ReturnedParameterIsCopiedWhenNotDonated) {
+  auto m = ParseOne(R"(
+HloModule m
+ENTRY %main (x: f32[16]) -> (f32[16]) {
+  %x = f32[16]{0} parameter(0)
+  %cx = f32[16]{0} copy(%x)
+  ROOT %r = (f32[16]{0}) tuple(%cx)
+}
+)");
+  ModuleCheck c = CheckModule(*m);
+  const CopyFinding* cp = FindCopy(c, "cx");
+  ASSERT_NE(cp, nullptr);
+  EXPECT_EQ(cp->cause, CopyCause::kNonDonatedParameter);
+  EXPECT_NE(cp->cause_detail.find("returned"), std::string::npos);
+}
+
+TEST(CheckRulesTest, LayoutChangeAndMemorySpaceMove) {
+  auto m = ParseOne(R"(
+HloModule m
+ENTRY %main (x: f32[4,8]) -> (f32[4,8], f32[4,8]) {
+  %x = f32[4,8]{1,0} parameter(0)
+  %t = f32[4,8]{0,1} copy(%x)
+  %cs = (f32[4,8]{1,0:S(1)}, f32[4,8]{1,0}, u32[]) copy-start(%x)
+  %cd = f32[4,8]{1,0:S(1)} copy-done(%cs)
+  ROOT %r = (f32[4,8]{0,1}, f32[4,8]{1,0:S(1)}) tuple(%t, %cd)
+}
+)");
+  ModuleCheck c = CheckModule(*m);
+  const CopyFinding* t = FindCopy(c, "t");
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ(t->copy_class, CopyClass::kLayoutChange);
+  EXPECT_EQ(t->cause, CopyCause::kLayoutChange);
+  const CopyFinding* cs = FindCopy(c, "cs");
+  ASSERT_NE(cs, nullptr);
+  EXPECT_EQ(cs->kind, "copy-start");
+  EXPECT_EQ(cs->copy_class, CopyClass::kMemorySpaceMove);
+  EXPECT_EQ(cs->bytes, 128);
+}
+
+TEST(CheckRulesTest, GpuCopyFusionIsACopy) {
+  auto m = ParseOne(R"(
+HloModule m
+%copy_fusion (p: f32[256]) -> f32[256] {
+  %p = f32[256]{0} parameter(0)
+  ROOT %c = f32[256]{0} copy(%p)
+}
+ENTRY %main (x: f32[256]) -> f32[256] {
+  %x = f32[256]{0} parameter(0)
+  ROOT %f = f32[256]{0} fusion(%x), kind=kLoop, calls=%copy_fusion
+}
+)");
+  ModuleCheck c = CheckModule(*m);
+  const CopyFinding* f = FindCopy(c, "f");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->kind, "copy-fusion");
+  EXPECT_EQ(f->bytes, 1024);
+  EXPECT_EQ(f->copy_class, CopyClass::kProtective);
+}
+
+TEST(CheckRulesTest, SeedExampleUpdateIsNotMaterialized) {
+  // The fused example from the user's question: the DUS feeds a reduce in
+  // the same kernel and is never written to memory.
+  auto m = ParseOne(R"(
+HloModule jit_f
+%region (a: s32[], b: s32[]) -> s32[] {
+  %a = s32[] parameter(0)
+  %b = s32[] parameter(1)
+  ROOT %add = s32[] add(%a, %b)
+}
+%fused_computation (param_0.2: s32[10]) -> s32[] {
+  %param_0.2 = s32[10]{0} parameter(0)
+  %c1 = s32[1]{0} constant({1})
+  %c0 = s32[] constant(0)
+  %dynamic-update-slice.4 = s32[10]{0} dynamic-update-slice(%param_0.2, %c1, %c0)
+  ROOT %reduce.1 = s32[] reduce(%dynamic-update-slice.4, %c0), dimensions={0}, to_apply=%region
+}
+ENTRY %main.14 (Arg_0.1: s32[10]) -> s32[] {
+  %Arg_0.1 = s32[10]{0} parameter(0)
+  ROOT %fusion = s32[] fusion(%Arg_0.1), kind=kLoop, calls=%fused_computation
+}
+)");
+  ModuleCheck c = CheckModule(*m);
+  const UpdateFinding* u = FindUpdate(c, "dynamic-update-slice.4");
+  ASSERT_NE(u, nullptr);
+  EXPECT_EQ(u->verdict, UpdateVerdict::kNotMaterialized);
+  EXPECT_EQ(u->fusion, "fusion");
+  EXPECT_EQ(u->bytes_written, 0);
+  EXPECT_TRUE(c.copies.empty());
+}
+
+TEST(CheckRulesTest, FusionComputingItsOwnOperandIsOutOfPlace) {
+  auto m = ParseOne(R"(
+HloModule m
+%fused (p0: bf16[64], p1: s32[]) -> bf16[64] {
+  %p0 = bf16[64]{0} parameter(0)
+  %p1 = s32[] parameter(1)
+  %wide = f32[64]{0} convert(%p0)
+  %c = f32[1]{0} constant({1})
+  %dus = f32[64]{0} dynamic-update-slice(%wide, %c, %p1)
+  ROOT %narrow = bf16[64]{0} convert(%dus)
+}
+ENTRY %main (x: bf16[64], i: s32[]) -> bf16[64] {
+  %x = bf16[64]{0} parameter(0)
+  %i = s32[] parameter(1)
+  ROOT %f = bf16[64]{0} fusion(%x, %i), kind=kLoop, calls=%fused
+}
+)");
+  ModuleCheck c = CheckModule(*m);
+  const UpdateFinding* u = FindUpdate(c, "dus");
+  ASSERT_NE(u, nullptr);
+  EXPECT_EQ(u->verdict, UpdateVerdict::kOutOfPlace);
+  EXPECT_EQ(u->bytes_written, 256);
+}
+
+TEST(CheckRulesTest, FullRewriteWhenTheParameterIsReadElsewhere) {
+  // The DUS fusion shares its buffer but also reads the whole parameter
+  // (reverse), so the emitter cannot update only the slice.
+  auto m = ParseOne(R"(
+HloModule m
+%fused (p0: f32[64], p1: s32[]) -> (f32[64], f32[64]) {
+  %p0 = f32[64]{0} parameter(0)
+  %p1 = s32[] parameter(1)
+  %rev = f32[64]{0} reverse(%p0), dimensions={0}
+  %c = f32[1]{0} constant({1})
+  %dus = f32[64]{0} dynamic-update-slice(%p0, %c, %p1)
+  ROOT %t = (f32[64]{0}, f32[64]{0}) tuple(%dus, %rev)
+}
+ENTRY %main (x: f32[64], i: s32[]) -> (f32[64], f32[64]) {
+  %x = f32[64]{0} parameter(0)
+  %i = s32[] parameter(1)
+  ROOT %f = (f32[64]{0}, f32[64]{0}) fusion(%x, %i), kind=kLoop, calls=%fused
+}
+)");
+  ModuleCheck c = CheckModule(*m);
+  const UpdateFinding* u = FindUpdate(c, "dus");
+  ASSERT_NE(u, nullptr);
+  EXPECT_EQ(u->verdict, UpdateVerdict::kInPlace);
+  EXPECT_TRUE(u->full_rewrite);
+  EXPECT_EQ(u->bytes_written, 256);
+}
+
+TEST(CheckRulesTest, UnknownTripCountIsReportedNotGuessed) {
+  auto m = ParseOne(R"(
+HloModule m
+%body (t: (s32[], f32[8])) -> (s32[], f32[8]) {
+  %t = (s32[], f32[8]{0}) parameter(0)
+  %i = s32[] get-tuple-element(%t), index=0
+  %b = f32[8]{0} get-tuple-element(%t), index=1
+  %cb = f32[8]{0} copy(%b)
+  %n = f32[8]{0} negate(%cb)
+  ROOT %r = (s32[], f32[8]{0}) tuple(%i, %n)
+}
+%cond (t: (s32[], f32[8])) -> pred[] {
+  %t = (s32[], f32[8]{0}) parameter(0)
+  %i = s32[] get-tuple-element(%t), index=0
+  %lim = s32[] get-tuple-element(%t), index=0
+  ROOT %lt = pred[] compare(%i, %lim), direction=LT
+}
+ENTRY %main (n: s32[], x: f32[8]) -> (s32[], f32[8]) {
+  %n = s32[] parameter(0)
+  %x = f32[8]{0} parameter(1)
+  %init = (s32[], f32[8]{0}) tuple(%n, %x)
+  ROOT %w = (s32[], f32[8]{0}) while(%init), condition=%cond, body=%body
+}
+)");
+  ModuleCheck c = CheckModule(*m);
+  ASSERT_EQ(c.loops.size(), 1u);
+  EXPECT_EQ(c.loops[0].trip_count, std::nullopt);
+  EXPECT_EQ(c.loops[0].trip_count_source, "unknown");
+  const CopyFinding* cb = FindCopy(c, "cb");
+  ASSERT_NE(cb, nullptr);
+  EXPECT_EQ(cb->executions, std::nullopt);
+  EXPECT_EQ(cb->total_bytes, std::nullopt);
+  EXPECT_EQ(cb->bytes, 32);
+}
+
+TEST(CheckRulesTest, OutputToOperandAliasingIsAnInPlacePair) {
+  std::vector<InPlacePair> pairs =
+      ParseOutputToOperandAliasing("{{0}: (1, {}), {1}: (2, {0})}");
+  ASSERT_EQ(pairs.size(), 2u);
+  EXPECT_EQ(pairs[0].operand_number, 1);
+  EXPECT_EQ(pairs[0].output_index, ShapeIndex{0});
+  EXPECT_EQ(pairs[1].operand_number, 2);
+  EXPECT_EQ(pairs[1].operand_index, ShapeIndex{0});
+}
+
+}  // namespace
+}  // namespace hloscope
