@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """How much hloscope.inspect() adds to JAX's own compile time.
 
-Builds an unrolled MLP (one layer = matmul + bias + tanh, and the activation
-written into a buffer with .at[i].set, so there are updates to check) whose
+Builds an unrolled MLP (one layer = matmul + bias + tanh; with --updates each
+activation is also written into a donated buffer with .at[i].set) whose
 optimized HLO has about --instructions instructions, then measures, with
 JAX's caches cleared before every run and the two interleaved:
 
@@ -14,7 +14,7 @@ and prints the medians and the ratio. It also splits inspect's extra time into
 XLA writing the dump and hloscope's own work (reading, parsing, checking,
 building the Report).
 
-    python3 python/bench_inspect_overhead.py [--instructions 5000] [--repeats 5]
+    python3 python/bench_inspect_overhead.py [--instructions 5000] [--repeats 5] [--updates]
 """
 
 from __future__ import annotations
@@ -39,11 +39,12 @@ import hloscope  # noqa: E402
 from hloscope import _api  # noqa: E402
 
 
-def make_program(layers: int, width: int = 32, batch: int = 8):
+def make_program(layers: int, width: int = 32, batch: int = 8, updates: bool = False):
     def mlp(params, x, acts):
         for i, (w, b) in enumerate(params):
             x = jnp.tanh(x @ w + b)
-            acts = acts.at[i].set(x)
+            if updates:
+                acts = acts.at[i].set(x)
         return x, acts
 
     params = [(jnp.full((width, width), 0.01, jnp.float32), jnp.zeros((width,), jnp.float32))
@@ -57,14 +58,14 @@ def count_instructions(hlo_text: str) -> int:
     return len(re.findall(r"^\s*(?:ROOT\s+)?%?[\w.\-]+\s*=\s", hlo_text, re.M))
 
 
-def layers_for(instructions: int) -> "tuple[int, int]":
+def layers_for(instructions: int, updates: bool) -> "tuple[int, int]":
     """Layers giving about `instructions` instructions (instructions per layer measured)."""
     probe = 20
-    fn, args = make_program(probe)
+    fn, args = make_program(probe, updates=updates)
     n = count_instructions(fn.lower(*args).compile().as_text())
     per_layer = n / probe
     layers = max(1, round(instructions / per_layer))
-    fn, args = make_program(layers)
+    fn, args = make_program(layers, updates=updates)
     return layers, count_instructions(fn.lower(*args).compile().as_text())
 
 
@@ -80,11 +81,13 @@ def main(argv=None) -> int:
     ap.add_argument("--instructions", type=int, default=5000,
                     help="approximate size of the optimized module (default 5000)")
     ap.add_argument("--repeats", type=int, default=5, help="runs of each measurement (median)")
+    ap.add_argument("--updates", action="store_true",
+                    help="write every layer's activation into a buffer (.at[i].set)")
     opts = ap.parse_args(argv)
 
-    layers, n_instr = layers_for(opts.instructions)
-    fn, args = make_program(layers)
-    print(f"program: unrolled MLP, {layers} layers, {n_instr} instructions in the optimized "
+    layers, n_instr = layers_for(opts.instructions, opts.updates)
+    fn, args = make_program(layers, updates=opts.updates)
+    print(f"program: unrolled MLP{' with updates' if opts.updates else ''}, {layers} layers, {n_instr} instructions in the optimized "
           f"HLO (jax {jax.__version__}, {jax.default_backend()})")
 
     # Warm up both paths once (imports, first-use costs in XLA and hloscope).
@@ -105,8 +108,8 @@ def main(argv=None) -> int:
             hlo_path, ba_path = _api._find_dump(tmp)
             t0 = time.perf_counter()
             hlo, ba = _api._read_text(hlo_path), _api._read_text(ba_path)
-            r = _api._report(_api._C.check_text(hlo, os.path.basename(hlo_path), ba,
-                                                os.path.basename(ba_path)))
+            r = _api._text_report(hlo, os.path.basename(hlo_path), ba,
+                                  os.path.basename(ba_path))
             t_analysis.append(time.perf_counter() - t0)
             assert len(r.updates) == len(report.updates)
 
@@ -119,8 +122,13 @@ def main(argv=None) -> int:
           f"(runs: {', '.join(f'{x * 1e3:.0f}' for x in t_inspect)})")
     print(f"    of which lower+compile with dump     {d * 1e3:9.1f} ms   (dump: {(d - j) * 1e3:+.1f} ms)")
     print(f"    of which read+parse+check+Report     {a * 1e3:9.1f} ms")
-    print(f"  report: {len(report.updates)} updates, {len(report.copies)} copies, "
-          f"{len(report.fusions)} fusions; {report.modules[0].headline}")
+    t0 = time.perf_counter()
+    n_fusions = len(report.fusions)  # listed on first access, not part of inspect()
+    t_fusions = time.perf_counter() - t0
+    print(f"  first access of report.fusions          {t_fusions * 1e3:9.1f} ms   "
+          f"({n_fusions} fusions; not part of inspect())")
+    print(f"  report: {len(report.updates)} updates, {len(report.copies)} copies; "
+          f"{report.modules[0].headline}")
     print(f"ratio inspect / jax = {i / j:.3f}  (overhead {100 * (i / j - 1):+.1f} %; "
           f"hloscope's own work {100 * a / j:.1f} %, XLA's dump {100 * (d - j) / j:+.1f} %)")
     return 0

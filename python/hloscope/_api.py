@@ -10,7 +10,7 @@ import tempfile
 from typing import Any, Optional, Union
 
 from . import _hloscope as _C
-from ._report import Report
+from ._report import Report, _FusionSource
 
 __all__ = ["analyze", "inspect"]
 
@@ -23,9 +23,9 @@ _AFTER_OPT = re.compile(r"^module_\d+\..+after_optimizations\.txt$")
 _BA_SUFFIX = "-buffer-assignment.txt"
 
 
-def _report(result: "_C.CheckResult", notes=()) -> Report:
-    return Report.from_json(result.json(), rendered_text=result.text(),
-                            fusions_json=result.fusions_json(), notes=notes)
+def _report(result: "_C.CheckResult", fusions: Optional[_FusionSource], notes=()) -> Report:
+    return Report.from_json(result.json(), rendered_text=result.text(), notes=notes,
+                            _fusion_source=fusions)
 
 
 def _jax_stage_types():
@@ -82,26 +82,32 @@ def analyze(x: Any, buffer_assignment: Any = None) -> Report:
         text = x.as_text()
         if not text:
             raise ValueError("this jax.stages.Compiled has no HLO text (as_text() is empty)")
-        return _report(_C.check_text(text, "<compiled.as_text()>", ba_text, ba_path))
+        return _text_report(text, "<compiled.as_text()>", ba_text, ba_path)
 
     if isinstance(x, (bytes, bytearray)):
-        return _report(_C.check_text(bytes(x).decode("utf-8", errors="replace"), "<input>",
-                                     ba_text, ba_path))
+        return _text_report(bytes(x).decode("utf-8", errors="replace"), "<input>", ba_text,
+                            ba_path)
     if isinstance(x, str) and _looks_like_text(x, "HloModule"):
-        return _report(_C.check_text(x, "<input>", ba_text, ba_path))
+        return _text_report(x, "<input>", ba_text, ba_path)
     if isinstance(x, (str, os.PathLike)):
         path = os.fspath(x)
         if not os.path.isfile(path):
             raise FileNotFoundError(f"no such HLO file: {path!r} (HLO text must contain a "
                                     "newline or start with 'HloModule')")
         if ba_text is not None:
-            return _report(_C.check_text(_read_text(path), path, ba_text, ba_path))
+            return _text_report(_read_text(path), path, ba_text, ba_path)
         found = None
         if buffer_assignment is None:
             found = _C.find_buffer_assignment_beside(path)
-        return _report(_C.check_file(path, found))
+        return _report(_C.check_file(path, found), _FusionSource(path=path, name=path))
     raise TypeError(f"hloscope.analyze() takes HLO text, a path, a jax.stages.Compiled or "
                     f"jax.stages.Lowered, not {type(x).__name__}")
+
+
+def _text_report(text: str, name: str, ba_text: Optional[str] = None, ba_path: str = "",
+                 notes=()) -> Report:
+    return _report(_C.check_text(text, name, ba_text, ba_path),
+                   _FusionSource(text=text, name=name), notes)
 
 
 def _load_ba(ba: Any) -> "tuple[str, str]":
@@ -179,7 +185,7 @@ def _check_lowered(lowered: Any) -> Report:
             note = ("XLA wrote no dump (the executable probably came from JAX's persistent "
                     "compilation cache), so the verdicts are not checked against XLA's "
                     "buffer assignment")
-            return _report(_C.check_text(text, "<compiled.as_text()>"), notes=[note])
+            return _text_report(text, "<compiled.as_text()>", notes=[note])
         hlo_path, ba_path = found
         hlo_text = _read_text(hlo_path)
         notes = []
@@ -188,8 +194,7 @@ def _check_lowered(lowered: Any) -> Report:
             notes.append("XLA wrote no buffer-assignment dump; verdicts are unconfirmed")
         else:
             ba_text = _read_text(ba_path)
-        result = _C.check_text(hlo_text, os.path.basename(hlo_path), ba_text,
-                               os.path.basename(ba_path) if ba_path else "")
-        return _report(result, notes=notes)
+        return _text_report(hlo_text, os.path.basename(hlo_path), ba_text,
+                            os.path.basename(ba_path) if ba_path else "", notes)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -17,17 +17,12 @@ class CheckResult:
     def text(self, min_copy_bytes_shown: int = 0, color: bool = False) -> str:
         """The report as text, what `hloscope check` prints."""
 
-    def fusions_json(self) -> str:
-        """
-        Fusion instructions, one JSON array per module (not part of the CLI schema).
-        """
-
     def module_names(self) -> list[str]:
         """Names of the checked modules, in order."""
 
     def __len__(self) -> int: ...
 
-def check_text(hlo_text: str, path: str = '<input>', buffer_assignment_text: str | None = None, buffer_assignment_path: str = '', with_fusions: bool = True) -> CheckResult:
+def check_text(hlo_text: str, path: str = '<input>', buffer_assignment_text: str | None = None, buffer_assignment_path: str = '') -> CheckResult:
     """
     Parse optimized HLO text (and optionally XLA's buffer-assignment dump) and check it.
 
@@ -35,11 +30,18 @@ def check_text(hlo_text: str, path: str = '<input>', buffer_assignment_text: str
     Raises hloscope.ParseError on malformed input.
     """
 
-def check_file(path: str, buffer_assignment_path: str | None = None, with_fusions: bool = True) -> CheckResult:
+def check_file(path: str, buffer_assignment_path: str | None = None) -> CheckResult:
     """
     Read and check an HLO dump, as `hloscope check PATH [--buffer-assignment BA]`.
 
     Raises hloscope.ParseError on malformed input or unreadable files.
+    """
+
+def list_fusions(hlo_text: str, path: str = '<input>') -> str:
+    """
+    The fusion instructions (kind, fused opcodes, source) of every module in the HLO
+    text, as JSON: one array per module. Not part of the CLI's check schema.
+    Raises hloscope.ParseError on malformed input.
     """
 
 def find_buffer_assignment_beside(hlo_path: str) -> str | None:

@@ -49,20 +49,23 @@ def _times(n: Optional[int], upper: bool) -> str:
 
 def _from_dict(cls, d: dict, renames: Optional[dict] = None, convert: Optional[dict] = None):
     """Builds dataclass `cls` from JSON dict `d`: known keys to fields, the rest to `extra`."""
-    renames = renames or {}
-    convert = convert or {}
-    names = {f.name for f in dataclasses.fields(cls)}
+    names = _FIELDS.get(cls)
+    if names is None:
+        names = _FIELDS[cls] = frozenset(f.name for f in dataclasses.fields(cls)) - {"extra"}
     kwargs: dict[str, Any] = {}
     extra: dict[str, Any] = {}
     for key, value in d.items():
-        name = renames.get(key, key)
-        if name in names and name != "extra":
-            kwargs[name] = convert[name](value) if name in convert and value is not None else value
+        name = renames.get(key, key) if renames else key
+        if name in names:
+            if convert and value is not None and name in convert:
+                value = convert[name](value)
+            kwargs[name] = value
         else:
             extra[key] = value
-    if "extra" in names:
-        kwargs["extra"] = extra
-    return cls(**kwargs)
+    return cls(**kwargs, extra=extra)
+
+
+_FIELDS: dict = {}
 
 
 def _source(d: Optional[dict]) -> Optional["Source"]:
@@ -268,9 +271,39 @@ class Fusion:
         return _from_dict(cls, d, convert={"source": _source, "fused_opcodes": list})
 
 
+class _FusionSource:
+    """The HLO the fusions are listed from, on first use (not part of the CLI's JSON).
+
+    Listing fusions means parsing the module again, so it is done only when a
+    report's ``fusions`` are read; the text (or the file's path) is kept until then.
+    """
+
+    def __init__(self, text: Optional[str] = None, path: Optional[str] = None,
+                 name: str = "<input>") -> None:
+        self.text, self.path, self.name = text, path, name
+        self._modules: Optional[list] = None
+
+    def module(self, index: int) -> list:
+        if self._modules is None:
+            from . import _hloscope
+            text = self.text
+            if text is None:
+                with open(self.path, "rb") as f:
+                    text = f.read().decode("utf-8", errors="replace")
+            doc = json.loads(_hloscope.list_fusions(text, self.name))
+            self._modules = [[Fusion.from_json(x) for x in m] for m in doc]
+        return self._modules[index] if index < len(self._modules) else []
+
+    def __getstate__(self):
+        return {"text": self.text, "path": self.path, "name": self.name, "_modules": self._modules}
+
+
 @dataclass(repr=False)
 class ModuleReport:
-    """Everything ``hloscope check`` reports for one HLO module."""
+    """Everything ``hloscope check`` reports for one HLO module.
+
+    ``fusions`` (not in the CLI's JSON) is listed from the HLO on first access.
+    """
 
     name: str = ""
     entry: str = ""
@@ -280,11 +313,19 @@ class ModuleReport:
     copies: list = field(default_factory=list)  # list[Copy], by bytes moved, largest first
     updates: list = field(default_factory=list)  # list[Update]
     loops: list = field(default_factory=list)  # list[Loop]
-    fusions: list = field(default_factory=list)  # list[Fusion]
     extra: dict = field(default_factory=dict, repr=False, compare=False)
+    _fusion_source: Optional[_FusionSource] = field(default=None, repr=False, compare=False)
+    _index: int = field(default=0, repr=False, compare=False)
 
     def __repr__(self) -> str:
         return f"<hloscope.ModuleReport {self.headline or self.name}>"
+
+    @property
+    def fusions(self) -> list:
+        """The module's fusion instructions (list[Fusion]); [] when the HLO is not at hand."""
+        if self._fusion_source is None:
+            return []
+        return self._fusion_source.module(self._index)
 
     @property
     def copies_in_loops(self) -> list:
@@ -301,17 +342,16 @@ class ModuleReport:
         return total
 
     @classmethod
-    def from_json(cls, d: dict, fusions: Sequence[dict] = ()) -> "ModuleReport":
-        m = _from_dict(cls, d, convert={
-            "parameters": lambda v: [Parameter.from_json(x) for x in v],
-            "copies": lambda v: [Copy.from_json(x) for x in v],
-            "updates": lambda v: [Update.from_json(x) for x in v],
-            "loops": lambda v: [Loop.from_json(x) for x in v],
-            "fusions": lambda v: [Fusion.from_json(x) for x in v],
-        })
-        if fusions:
-            m.fusions = [Fusion.from_json(x) for x in fusions]
-        return m
+    def from_json(cls, d: dict) -> "ModuleReport":
+        return _from_dict(cls, d, convert=_MODULE_CONVERT)
+
+
+_MODULE_CONVERT = {
+    "parameters": lambda v: [Parameter.from_json(x) for x in v],
+    "copies": lambda v: [Copy.from_json(x) for x in v],
+    "updates": lambda v: [Update.from_json(x) for x in v],
+    "loops": lambda v: [Loop.from_json(x) for x in v],
+}
 
 
 @dataclass(repr=False)
@@ -334,14 +374,15 @@ class Report:
     # -- construction -------------------------------------------------------------------
     @classmethod
     def from_json(cls, text: "str | bytes", *, rendered_text: Optional[str] = None,
-                  fusions_json: Optional[str] = None, notes: Iterable[str] = ()) -> "Report":
+                  notes: Iterable[str] = (), _fusion_source: Optional[_FusionSource] = None
+                  ) -> "Report":
         """Builds a Report from the CLI's JSON (``hloscope check --format json``)."""
         if isinstance(text, bytes):
             text = text.decode("utf-8")
         doc = json.loads(text)
-        fusions = json.loads(fusions_json) if fusions_json else []
-        modules = [ModuleReport.from_json(m, fusions[i] if i < len(fusions) else ())
-                   for i, m in enumerate(doc.get("modules", []))]
+        modules = [ModuleReport.from_json(m) for m in doc.get("modules", [])]
+        for i, m in enumerate(modules):
+            m._fusion_source, m._index = _fusion_source, i
         return cls(modules=modules, schema_version=doc.get("schema_version", 1),
                    notes=list(notes), _json=text, _text=rendered_text)
 

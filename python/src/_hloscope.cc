@@ -92,7 +92,6 @@ Json FusionsJson(const hloscope::HloModule& module) {
 class CheckResult {
  public:
   std::vector<hloscope::ModuleCheck> modules;
-  Json fusions = Json::array();  // one array per module
 
   std::string json() const { return Dump(hloscope::CheckToJson(modules)); }
 
@@ -105,8 +104,6 @@ class CheckResult {
     return out.str();
   }
 
-  std::string fusions_json() const { return Dump(fusions); }
-
   std::vector<std::string> module_names() const {
     std::vector<std::string> names;
     for (const auto& m : modules) names.push_back(m.name);
@@ -117,8 +114,7 @@ class CheckResult {
 // What `hloscope check` does after reading its inputs: a dump describes one
 // module, so with several modules it is applied only when there is exactly one.
 CheckResult CheckGroup(const hloscope::HloModuleGroup& group,
-                       const hloscope::BufferAssignment* ba, const std::string& ba_path,
-                       bool with_fusions) {
+                       const hloscope::BufferAssignment* ba, const std::string& ba_path) {
   CheckResult result;
   for (const auto& m : group.modules) {
     hloscope::CheckOptions options;
@@ -127,14 +123,12 @@ CheckResult CheckGroup(const hloscope::HloModuleGroup& group,
       options.buffer_assignment_path = ba_path;
     }
     result.modules.push_back(hloscope::CheckModule(*m, options));
-    result.fusions.push_back(with_fusions ? FusionsJson(*m) : Json::array());
   }
   return result;
 }
 
 CheckResult CheckText(std::string hlo_text, std::string path,
-                      std::optional<std::string> ba_text, std::string ba_path,
-                      bool with_fusions) {
+                      std::optional<std::string> ba_text, std::string ba_path) {
   hloscope::ParseOptions options;
   options.path = path;
   std::optional<hloscope::BufferAssignment> ba;
@@ -148,13 +142,13 @@ CheckResult CheckText(std::string hlo_text, std::string path,
       if (!parsed.ok()) throw DiagnosticError{parsed.error()};
       ba = std::move(parsed).value();
     }
-    result = CheckGroup(*group, ba ? &*ba : nullptr, ba_path, with_fusions);
+    result = CheckGroup(*group, ba ? &*ba : nullptr, ba_path);
   }
   return result;
 }
 
 // `hloscope check FILE [--buffer-assignment BA]`, reading the files in C++.
-CheckResult CheckFile(std::string path, std::optional<std::string> ba_path, bool with_fusions) {
+CheckResult CheckFile(std::string path, std::optional<std::string> ba_path) {
   CheckResult result;
   {
     nb::gil_scoped_release release;
@@ -166,9 +160,25 @@ CheckResult CheckFile(std::string path, std::optional<std::string> ba_path, bool
       if (!read.ok()) throw DiagnosticError{read.error()};
       ba = std::move(read).value();
     }
-    result = CheckGroup(*group, ba ? &*ba : nullptr, ba_path.value_or(""), with_fusions);
+    result = CheckGroup(*group, ba ? &*ba : nullptr, ba_path.value_or(""));
   }
   return result;
+}
+
+// The fusion instructions of every module, as JSON: one array per module.
+std::string ListFusions(std::string hlo_text, std::string path) {
+  hloscope::ParseOptions options;
+  options.path = path;
+  std::string out;
+  {
+    nb::gil_scoped_release release;
+    auto group = hloscope::ParseHloText(std::move(hlo_text), options);
+    if (!group.ok()) throw DiagnosticError{group.error()};
+    Json all = Json::array();
+    for (const auto& m : group->modules) all.push_back(FusionsJson(*m));
+    out = Dump(all);
+  }
+  return out;
 }
 
 void TranslateDiagnostic(const std::exception_ptr& p, void*) {
@@ -206,21 +216,21 @@ NB_MODULE(_hloscope, m) {
            "The report as JSON, byte for byte what `hloscope check --format json` prints.")
       .def("text", &CheckResult::text, "min_copy_bytes_shown"_a = 0, "color"_a = false,
            "The report as text, what `hloscope check` prints.")
-      .def("fusions_json", &CheckResult::fusions_json,
-           "Fusion instructions, one JSON array per module (not part of the CLI schema).")
       .def("module_names", &CheckResult::module_names, "Names of the checked modules, in order.")
       .def("__len__", [](const CheckResult& r) { return r.modules.size(); });
 
   m.def("check_text", &CheckText, "hlo_text"_a, "path"_a = "<input>",
         "buffer_assignment_text"_a = nb::none(), "buffer_assignment_path"_a = "",
-        "with_fusions"_a = true,
         "Parse optimized HLO text (and optionally XLA's buffer-assignment dump) and check it.\n\n"
         "`path` and `buffer_assignment_path` only name the inputs in diagnostics and reports.\n"
         "Raises hloscope.ParseError on malformed input.");
   m.def("check_file", &CheckFile, "path"_a, "buffer_assignment_path"_a = nb::none(),
-        "with_fusions"_a = true,
         "Read and check an HLO dump, as `hloscope check PATH [--buffer-assignment BA]`.\n\n"
         "Raises hloscope.ParseError on malformed input or unreadable files.");
+  m.def("list_fusions", &ListFusions, "hlo_text"_a, "path"_a = "<input>",
+        "The fusion instructions (kind, fused opcodes, source) of every module in the HLO\n"
+        "text, as JSON: one array per module. Not part of the CLI's check schema.\n"
+        "Raises hloscope.ParseError on malformed input.");
   m.def(
       "find_buffer_assignment_beside",
       [](const std::string& hlo_path) { return hloscope::FindBufferAssignmentBeside(hlo_path); },

@@ -168,6 +168,10 @@ class Checker {
   std::optional<SourceLocation> Source(const HloInstruction* instr) const {
     return ResolveSource(module_, *instr, options_.source);
   }
+  // "wrapped_dynamic-slice (loops.py:120)": a name with its user line.
+  std::string Named(const HloInstruction* instr) const;
+  // A value in the user's terms: "argument 0 (buf)", "carry 1 of while.4".
+  std::string DescribeValue(const HloPosition& pos) const;
 
   // Updates -----------------------------------------------------------------
   void AddUpdates(const HloInstruction* instr);
@@ -189,6 +193,32 @@ class Checker {
   ModuleCheck result_;
   std::map<std::string, std::vector<std::string>> feeds_by_copy_;
 };
+
+std::string Checker::Named(const HloInstruction* instr) const {
+  std::optional<SourceLocation> s = Source(instr);
+  if (!s || s->file.empty()) return std::string(instr->name());
+  std::string file = s->file;
+  size_t slash = file.rfind('/');
+  if (slash != std::string::npos) file = file.substr(slash + 1);
+  return fmt::format("{} ({}:{})", instr->name(), file, s->line);
+}
+
+std::string Checker::DescribeValue(const HloPosition& pos) const {
+  const HloInstruction* i = pos.instruction;
+  if (i->opcode() == HloOpcode::kParameter) {
+    const HloComputation* comp = i->parent();
+    if (comp->is_entry())
+      return fmt::format("argument {} ({}){}", i->parameter_number(), i->name(),
+                         pos.index.empty() ? "" : " element " + ShapeIndexToString(pos.index));
+    ComputationRole role = RoleOf(*comp);
+    if ((role == ComputationRole::kWhileBody || role == ComputationRole::kWhileCondition) &&
+        !pos.index.empty() && !comp->callers().empty())
+      return fmt::format("carry {} of {}", pos.index[0], comp->callers()[0]->name());
+  }
+  if (i->opcode() == HloOpcode::kWhile && !pos.index.empty())
+    return fmt::format("carry {} of {} (after the loop)", pos.index[0], i->name());
+  return pos.ToString();
+}
 
 const CopySite* Checker::CopyUnder(HloPosition pos) const {
   for (int step = 0; step < 64; ++step) {
@@ -297,7 +327,7 @@ void Checker::ExplainCopy(const CopySite& site, CopyFinding* f) {
       HloPosition u{use.user, {}};
       if (u.instruction == next_link.instruction) continue;
       if (use.user->opcode() == HloOpcode::kCopy) continue;
-      readers.push_back(std::string(use.user->name()));
+      readers.push_back(Named(use.user));
     }
   };
   collect_readers(src, chain.back());
@@ -377,7 +407,7 @@ void Checker::ExplainCopy(const CopySite& site, CopyFinding* f) {
     if (!readers.empty() && (feeds_update || !outputs.empty())) {
       f->cause = CopyCause::kReadAfterUpdate;
       f->cause_detail = fmt::format("{} is {} while {} still reads the old contents",
-                                    s->name(), what, readers.front());
+                                    DescribeValue(src), what, readers.front());
       f->hint = "do the read before the update (or read from the updated array)";
       return;
     }
@@ -386,7 +416,7 @@ void Checker::ExplainCopy(const CopySite& site, CopyFinding* f) {
   if (!readers.empty() && feeds_update) {
     f->cause = CopyCause::kReadAfterUpdate;
     f->cause_detail = fmt::format("{} is updated in place ({}) while {} still reads the old contents{}",
-                                  src.ToString(), updates.front(), readers.front(),
+                                  DescribeValue(src), updates.front(), readers.front(),
                                   in_loop ? ", every iteration" : "");
     f->hint = "read what you need before the update, or read from the updated array";
     return;
@@ -397,7 +427,7 @@ void Checker::ExplainCopy(const CopySite& site, CopyFinding* f) {
       if (use.user->opcode() == HloOpcode::kWhile) {
         f->cause = CopyCause::kReadAfterUpdate;
         f->cause_detail = fmt::format("{} becomes the state of {} (updated there) while {} still reads the original",
-                                      src.ToString(), use.user->name(), readers.front());
+                                      DescribeValue(src), use.user->name(), readers.front());
         f->hint = "don't use the loop's input after the loop (use its result), or donate it";
         return;
       }
@@ -832,7 +862,10 @@ ModuleCheck Checker::Run() {
     if (!f.source || f.source->file.empty()) {
       std::optional<SourceLocation> via;
       for (const UpdateFinding& u : result_.updates) {
-        if (u.copy && *u.copy == f.instruction && u.source && !u.source->file.empty()) {
+        bool fed = u.copy && *u.copy == f.instruction;
+        for (const std::string& name : f.feeds)
+          fed |= name == u.instruction || name.rfind(u.instruction + " ", 0) == 0;
+        if (fed && u.source && !u.source->file.empty()) {
           via = u.source;
           via->via = "update";
           break;

@@ -282,14 +282,14 @@ std::vector<std::string> DescribeShape(const Shape& shape) {
   }
   std::string_view words = ElementTypeWords(shape.type_name);
   std::optional<int64_t> n = shape.ElementCount();
+  std::string count = n ? fmt::format("{}", *n) : std::string("?");
   std::string dims;
-  if (shape.rank() == 0) {
+  if (shape.rank() == 0)
     dims = "a scalar (one element)";
-  } else {
-    dims = fmt::format("{} array of {} element{}",
-                       fmt::format("{}", fmt::join(shape.dimensions, "×")),
-                       n ? fmt::format("{}", *n) : std::string("?"), n && *n == 1 ? "" : "s");
-  }
+  else if (shape.rank() == 1)
+    dims = fmt::format("a 1-D array of {} element{}", count, n && *n == 1 ? "" : "s");
+  else
+    dims = fmt::format("a {} array ({} elements)", fmt::format("{}", fmt::join(shape.dimensions, "×")), count);
   out.push_back(fmt::format("{}: {} of {}{}, {} in memory.", shape.ToString(), dims,
                             words.empty() ? shape.type_name : std::string(words),
                             words.empty() ? "" : fmt::format(" ({})", shape.type_name),
@@ -360,8 +360,9 @@ std::string DescribeFusionKind(std::string_view kind, std::string_view backend_k
     out = "kOutput — an output fusion: a dot or convolution whose result feeds element-wise "
           "consumers (e.g. a bias add) that run as the result is written.";
   else if (kind == "kCustom")
-    out = "kCustom — a fusion the backend emits its own way, identified by backend_config's "
-          "fusion_backend_config.kind.";
+    out = "kCustom — a fusion the backend handles its own way (a library call or a special "
+          "emitter), named by the kind in backend_config (fusion_backend_config on GPU, "
+          "fusion_config on CPU).";
   else
     out = fmt::format("{} — a fusion kind this version of hloscope does not describe.", kind);
   if (!backend_kind.empty()) {
@@ -370,6 +371,8 @@ std::string DescribeFusionKind(std::string_view kind, std::string_view backend_k
                             : backend_kind == "__triton_nested_gemm_fusion" ? "a Triton GEMM with nested fusions"
                             : backend_kind == "__cudnn$fusion" ? "a cuDNN graph"
                             : backend_kind == "__custom_fusion" ? "a hand-written custom fusion (see custom_fusion_config)"
+                            : backend_kind == "__ynn_fusion" ? "XLA:CPU runs this fusion with the YNNPACK library (the successor of XNNPACK) instead of generating code for it"
+                            : backend_kind == "__xnn_fusion" ? "XLA:CPU runs this fusion with the XNNPACK library"
                             : "backend-specific";
     out += fmt::format(" Backend kind {}: {}.", backend_kind, what);
   }
@@ -568,8 +571,14 @@ Explanation ExplainInstruction(const HloInstruction& instr, const ExplainContext
                                     loc->function.empty() ? "" : " in " + loc->function, via));
     if (loc->via != "metadata" && !loc->op_name.empty())
       src.lines.push_back(fmt::format("attributed op_name \"{}\"", loc->op_name));
-    for (size_t k = 0; k < loc->stack.size() && k < 6; ++k)
-      src.lines.push_back(fmt::format("  called from {}", loc->stack[k]));
+    std::string prev;
+    int shown = 0;
+    for (const std::string& frame : loc->stack) {
+      if (frame == prev || shown >= 6) continue;
+      prev = frame;
+      ++shown;
+      src.lines.push_back(fmt::format("  called from {}", frame));
+    }
     if (md && md->stack_frame_id > 0)
       src.lines.push_back(fmt::format("(metadata stack_frame_id={} → the module's StackFrames table; "
                                       "hloscope shows the innermost frame in your code)",
@@ -744,10 +753,13 @@ Explanation ExplainModule(const ExplainContext& ctx) {
   if (ctx.check.copies.empty()) s5.lines.push_back("no copies.");
   for (size_t k = 0; k < ctx.check.copies.size() && k < 5; ++k) {
     const CopyFinding& c = ctx.check.copies[k];
+    const HloComputation* cc = module.GetComputation(c.computation);
+    const HloInstruction* ci = cc ? cc->GetInstruction(c.instruction) : nullptr;
+    std::string where = ci ? WhereText(ctx.index.Of(*ci)) : WhereText(c.source);
     s5.lines.push_back(fmt::format("{} {} {} × {} = {} ({}){}", c.instruction, c.shape, HumanBytes(c.bytes),
                                    c.executions ? fmt::format("{}", *c.executions) : "?",
                                    HumanBytes(c.total_bytes), CopyCauseName(c.cause),
-                                   WhereText(c.source).empty() ? "" : " — " + WhereText(c.source)));
+                                   where.empty() ? "" : " — " + where));
   }
   if (ctx.check.copies.size() > 5)
     s5.lines.push_back(fmt::format("... and {} more", ctx.check.copies.size() - 5));

@@ -58,11 +58,14 @@ std::string FusionBackendKind(const HloInstruction& fusion) {
     text = CUnescape(std::string_view(text).substr(1, text.size() - 2));
   nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (!j.is_object()) return "";
-  auto fbc = j.find("fusion_backend_config");
-  if (fbc == j.end() || !fbc->is_object()) return "";
-  auto kind = fbc->find("kind");
-  if (kind == fbc->end() || !kind->is_string()) return "";
-  return kind->get<std::string>();
+  // GPU: fusion_backend_config.kind; CPU: fusion_config.kind.
+  for (const char* key : {"fusion_backend_config", "fusion_config"}) {
+    auto cfg = j.find(key);
+    if (cfg == j.end() || !cfg->is_object()) continue;
+    auto kind = cfg->find("kind");
+    if (kind != cfg->end() && kind->is_string()) return kind->get<std::string>();
+  }
+  return "";
 }
 
 bool IsInterestingFusedOpcode(HloOpcode opcode) {

@@ -266,6 +266,19 @@ SourceIndex::SourceIndex(const HloModule& module, const ModuleCheck* check,
           }
         }
       }
+      // The initial state of a loop that overwrites it: the loop's line.
+      for (size_t f = 0; f < c.feeds.size() && (!loc || loc->file.empty()); ++f) {
+        size_t cut = c.feeds[f].find(" (loop state");
+        if (cut == std::string::npos) continue;
+        const HloInstruction* w = nullptr;
+        for (const HloComputation* comp2 : module.computations())
+          if ((w = comp2->GetInstruction(c.feeds[f].substr(0, cut)))) break;
+        if (!w) continue;
+        if (std::optional<SourceLocation> wl = ResolveSource(module, *w, options); wl && !wl->file.empty()) {
+          loc = wl;
+          loc->via = "loop";
+        }
+      }
       if (!loc || loc->file.empty()) continue;
       entry_of_[instr->id()] = Intern("c:" + c.instruction, std::move(*loc));
     }

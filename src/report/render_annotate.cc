@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "hloscope/analysis/fusion_summary.h"
+#include "hloscope/report/render_where.h"
 #include "hloscope/support/human_bytes.h"
 
 namespace hloscope {
@@ -33,7 +34,20 @@ std::string Kernels(const LineFacts& f) {
 
 std::vector<std::string> Details(const LineFacts& f) {
   std::vector<std::string> out;
+  if (f.copies.size() > 4) {
+    std::map<std::string, std::pair<int64_t, std::optional<int64_t>>> by_cause;
+    for (const CopyFinding* c : f.copies) {
+      auto& [n, total] = by_cause.emplace(std::string(CopyCauseName(c->cause)), std::make_pair(0, 0))
+                             .first->second;
+      ++n;
+      if (total && c->total_bytes) *total += *c->total_bytes;
+      else total = std::nullopt;
+    }
+    for (auto& [cause, v] : by_cause)
+      out.push_back(fmt::format("copy ×{} {}: {} per call", v.first, cause, HumanBytes(v.second)));
+  }
   for (const CopyFinding* c : f.copies) {
+    if (f.copies.size() > 4) break;
     std::string via;
     for (const LineInstruction& li : f.instructions)
       if (li.copy == c && li.source.via != "metadata") via = fmt::format(" (via the {})", li.source.via);
@@ -43,15 +57,7 @@ std::vector<std::string> Details(const LineFacts& f) {
                                             : std::string("?"),
                               HumanBytes(c->total_bytes), CopyCauseName(c->cause), via));
   }
-  for (const UpdateFinding* u : f.updates) {
-    std::string s = fmt::format("update {}{}: {}", u->instruction, u->fusion ? " in " + *u->fusion : "",
-                                UpdateVerdictName(u->verdict));
-    if (u->copy) s += " on " + *u->copy;
-    if (u->full_rewrite) s += ", rewrites the whole buffer";
-    s += fmt::format(" ({} × {})", HumanBytes(u->bytes_written),
-                     u->executions ? fmt::format("{}", *u->executions) : std::string("?"));
-    out.push_back(std::move(s));
-  }
+  for (const std::string& u : UpdateSummaryLines(f.updates)) out.push_back("update " + u);
   std::set<std::pair<std::string, std::string>> seen;
   for (const LineRead& r : f.reads) {
     if (!seen.insert({r.copy->copied_from, r.copy->instruction}).second) continue;
@@ -97,12 +103,9 @@ void RenderAnnotateText(const ModuleAnalysis& a, const std::vector<LineFacts>& f
   for (const std::string& file : order) {
     const std::map<int64_t, const LineFacts*>& lines = by_file[file];
     const std::vector<std::string>* text = files.Lines(file);
-    std::optional<std::string> disk = files.Locate(file);
     out << "\n";
     if (!text)
       out << fmt::format("  {}  (source not found: {} — pass --source-root DIR)\n", Basename(file), file);
-    else if (disk && *disk != file)
-      out << fmt::format("  {}  ({}, read from {})\n", Basename(file), file, *disk);
     else
       out << fmt::format("  {}  ({})\n", Basename(file), file);
     out << fmt::format("  {:>5}     {:>10}\n", "line", "copy/call");

@@ -102,8 +102,16 @@ void RenderCheckText(const std::vector<ModuleCheck>& modules, const RenderOption
     }
     if (!m.copies.empty()) {
       out << "\nCOPIES (by bytes moved per call)\n";
+      int64_t scalars = 0, scalar_bytes = 0;
       for (const CopyFinding& c : m.copies) {
         if (c.total_bytes && *c.total_bytes < options.min_copy_bytes_shown) continue;
+        // Scalar copies (loop counters, constants that start a loop) cost
+        // nothing worth a line each; JSON still lists them.
+        if (c.bytes && *c.bytes <= 8 && c.shape.find("[]") != std::string::npos) {
+          ++scalars;
+          scalar_bytes += c.total_bytes.value_or(0);
+          continue;
+        }
         std::string where = c.enclosing_loops.empty() ? "entry" : "in " + c.enclosing_loops.front();
         if (!c.enclosing_loops.empty() && c.computation != c.enclosing_loops.front()) {}
         out << fmt::format("  {:<22} {:<18} {:>9} × {:<5} = {:>9}   {:<16} {}\n", c.instruction,
@@ -112,6 +120,9 @@ void RenderCheckText(const std::vector<ModuleCheck>& modules, const RenderOption
         out << fmt::format("  {:<22} cause: {} — {}\n", "", CopyCauseName(c.cause), c.cause_detail);
         if (!c.hint.empty()) out << fmt::format("  {:<22} hint:  {}\n", "", c.hint);
       }
+      if (scalars > 0)
+        out << fmt::format("  + {} scalar cop{} ({} per call: loop counters and loop-start constants)\n",
+                           scalars, scalars == 1 ? "y" : "ies", HumanBytes(scalar_bytes));
     }
     if (!m.updates.empty()) {
       out << "\nUPDATES\n";

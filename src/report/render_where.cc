@@ -73,6 +73,33 @@ const void* GroupKey(const LineInstruction& li) {
 
 }  // namespace
 
+std::vector<std::string> UpdateSummaryLines(const std::vector<const UpdateFinding*>& updates,
+                                            size_t max_listed) {
+  std::vector<std::string> out;
+  if (updates.size() <= max_listed) {
+    for (const UpdateFinding* u : updates) out.push_back(UpdateText(*u));
+    return out;
+  }
+  std::map<std::string, std::vector<const UpdateFinding*>> by_verdict;
+  for (const UpdateFinding* u : updates) {
+    std::string key(UpdateVerdictName(u->verdict));
+    if (u->full_rewrite) key += " (rewrites the whole buffer)";
+    by_verdict[key].push_back(u);
+  }
+  for (auto& [verdict, group] : by_verdict) {
+    std::optional<int64_t> total = 0;
+    for (const UpdateFinding* u : group) {
+      if (!total) break;
+      if (!u->bytes_written || !u->executions) total = std::nullopt;
+      else *total += *u->bytes_written * *u->executions;
+    }
+    const UpdateFinding* e = group.front();
+    out.push_back(fmt::format("×{} {}, e.g. {}{}; {} written per call in all", group.size(), verdict,
+                              e->instruction, e->fusion ? " in " + *e->fusion : "", HumanBytes(total)));
+  }
+  return out;
+}
+
 WhereModule FindWhere(const ModuleAnalysis& a, const WhereOptions& options) {
   WhereModule w;
   w.analysis = &a;
@@ -129,7 +156,7 @@ void RenderWhereText(const std::vector<WhereModule>& modules, const WhereOptions
         out << fmt::format("  copy    {}{}\n", CopyText(*c), via);
         out << fmt::format("          {}\n", c->cause_detail);
       }
-      for (const UpdateFinding* u : f.updates) out << fmt::format("  update  {}\n", UpdateText(*u));
+      for (const std::string& u : UpdateSummaryLines(f.updates)) out << fmt::format("  update  {}\n", u);
       for (const LineRead& r : f.reads)
         out << fmt::format("  read    {} reads {} after it is updated in place: this forces {}\n",
                            r.reader->name(), r.copy->copied_from, r.copy->instruction);

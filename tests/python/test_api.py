@@ -440,7 +440,7 @@ def test_to_json_round_trip(fill_report):
     back = hloscope.Report.from_json(j)
     assert back.to_json() == j
     for a, b in zip(back.modules, fill_report.modules):
-        assert dataclasses.replace(a, fusions=[]) == dataclasses.replace(b, fusions=[])
+        assert a == b
     # every JSON key of a finding is a dataclass field (nothing lands in `extra`)
     for m in back.modules:
         for finding in m.copies + m.updates + m.loops + m.parameters:

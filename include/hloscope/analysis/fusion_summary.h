@@ -21,7 +21,9 @@ namespace hloscope {
 
 // "kLoop", "kInput", "kOutput", "kCustom", or the text written for others.
 std::string FusionKindName(const HloInstruction& fusion);
-// backend_config's fusion_backend_config.kind ("__triton", ...), or empty.
+// The backend's kind for a fusion: backend_config's
+// fusion_backend_config.kind on GPU ("__triton", "__cudnn$fusion", ...),
+// fusion_config.kind on CPU ("__ynn_fusion"); empty if none.
 std::string FusionBackendKind(const HloInstruction& fusion);
 
 // Opcodes worth naming inside a kernel: they move or reshape data, update

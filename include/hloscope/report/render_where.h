@@ -38,6 +38,12 @@ void RenderWhereText(const std::vector<WhereModule>& modules, const WhereOptions
 nlohmann::ordered_json WhereToJson(const std::vector<WhereModule>& modules,
                                    const WhereOptions& options, SourceFiles& files);
 
+// The update findings of a line, one text each ("dynamic-update-slice.2 in
+// fusion.3: in-place-on-copy on copy.7, writes 4 B × 100"); more than
+// `max_listed` are grouped by verdict ("520 updates in-place, e.g. ...").
+std::vector<std::string> UpdateSummaryLines(const std::vector<const UpdateFinding*>& updates,
+                                            size_t max_listed = 4);
+
 // The whole command after parsing. Returns the number of instructions found.
 int64_t ReportWhere(const std::vector<const HloModule*>& modules, const WhereOptions& options,
                     OutputFormat format, std::ostream& out);
