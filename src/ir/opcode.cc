@@ -17,17 +17,6 @@ constexpr std::array<std::string_view, kHloOpcodeCount> kNames = {
 #undef V
 };
 
-// Sorted by text for binary search; the .def file is already sorted except
-// for spellings that differ from their enum name, so sort once at startup.
-std::array<Entry, kHloOpcodeCount> MakeSorted() {
-  std::array<Entry, kHloOpcodeCount> entries{};
-  for (int i = 0; i < kHloOpcodeCount; ++i)
-    entries[i] = {kNames[i], static_cast<HloOpcode>(i)};
-  std::sort(entries.begin(), entries.end(),
-            [](const Entry& a, const Entry& b) { return a.text < b.text; });
-  return entries;
-}
-
 }  // namespace
 
 std::string_view HloOpcodeString(HloOpcode opcode) {
@@ -36,13 +25,46 @@ std::string_view HloOpcodeString(HloOpcode opcode) {
   return kNames[i];
 }
 
+namespace {
+
+// Open-addressing table keyed by (length, first, last character) mixed:
+// one probe and one compare for nearly every opcode in the parser's loop.
+class OpcodeTable {
+ public:
+  OpcodeTable() {
+    for (int i = 0; i < kHloOpcodeCount; ++i) {
+      size_t h = Hash(kNames[i]) & kMask;
+      while (slots_[h].text.size() != 0) h = (h + 1) & kMask;
+      slots_[h] = {kNames[i], static_cast<HloOpcode>(i)};
+    }
+  }
+  HloOpcode Find(std::string_view text) const {
+    if (text.empty()) return HloOpcode::kUnknown;
+    for (size_t h = Hash(text) & kMask;; h = (h + 1) & kMask) {
+      const Entry& e = slots_[h];
+      if (e.text.size() == 0) return HloOpcode::kUnknown;
+      if (e.text == text) return e.opcode;
+    }
+  }
+
+ private:
+  static constexpr size_t kSize = 512, kMask = kSize - 1;
+  static size_t Hash(std::string_view t) {
+    size_t n = t.size();
+    size_t h = n * 0x9E3779B1u;
+    h ^= static_cast<unsigned char>(t[0]) * 0x85EBCA6Bu;
+    h ^= static_cast<unsigned char>(t[n - 1]) * 0xC2B2AE35u;
+    h ^= static_cast<unsigned char>(t[n / 2]) * 0x27D4EB2Fu;
+    return h ^ (h >> 15);
+  }
+  std::array<Entry, kSize> slots_{};
+};
+
+}  // namespace
+
 HloOpcode StringToHloOpcode(std::string_view text) {
-  static const std::array<Entry, kHloOpcodeCount> sorted = MakeSorted();
-  auto it = std::lower_bound(
-      sorted.begin(), sorted.end(), text,
-      [](const Entry& e, std::string_view t) { return e.text < t; });
-  if (it != sorted.end() && it->text == text) return it->opcode;
-  return HloOpcode::kUnknown;
+  static const OpcodeTable table;
+  return table.Find(text);
 }
 
 bool IsElementwiseOpcode(HloOpcode op) {

@@ -27,6 +27,7 @@
 #ifndef HLOSCOPE_PARSER_PARSER_IMPL_H_
 #define HLOSCOPE_PARSER_PARSER_IMPL_H_
 
+#include <cstdint>
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -46,11 +47,25 @@ struct ParseFailure {
   std::string message;
 };
 
+// Character classes as a table: the identifier loop is the parser's
+// hottest code after string scanning.
+struct CharClasses {
+  static constexpr uint8_t kIdentStart = 1, kIdentChar = 2;
+  uint8_t bits[256] = {};
+  constexpr CharClasses() {
+    for (int c = 0; c < 256; ++c) {
+      bool start = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+      bool ident = start || (c >= '0' && c <= '9') || c == '.' || c == '-';
+      bits[c] = (start ? kIdentStart : 0) | (ident ? kIdentChar : 0);
+    }
+  }
+};
+inline constexpr CharClasses kCharClasses{};
 inline bool IsIdentStart(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+  return kCharClasses.bits[static_cast<unsigned char>(c)] & CharClasses::kIdentStart;
 }
 inline bool IsIdentChar(char c) {
-  return IsIdentStart(c) || (c >= '0' && c <= '9') || c == '.' || c == '-';
+  return kCharClasses.bits[static_cast<unsigned char>(c)] & CharClasses::kIdentChar;
 }
 inline bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 

@@ -48,15 +48,15 @@ Json Opt(const std::optional<T>& v) {
 
 std::string Headline(const ModuleCheck& m) {
   int64_t n = static_cast<int64_t>(m.copies.size());
-  std::optional<int64_t> total = 0;
+  // A plain sum plus a flag (std::optional here trips GCC 12's
+  // -Wmaybe-uninitialized).
+  int64_t sum = 0;
+  bool known = true;
   std::map<std::string, int64_t> by_loop;
   int64_t in_loops = 0;
   for (const CopyFinding& c : m.copies) {
-    if (!c.total_bytes) {
-      total = std::nullopt;
-    } else if (total) {
-      *total += *c.total_bytes;
-    }
+    if (!c.total_bytes) known = false;
+    else sum += *c.total_bytes;
     if (!c.enclosing_loops.empty()) {
       ++in_loops;
       if (c.total_bytes) by_loop[c.enclosing_loops.back()] += *c.total_bytes;
@@ -74,8 +74,8 @@ std::string Headline(const ModuleCheck& m) {
   }
   std::string line = fmt::format("{}: {} cop{}, {} moved per call", m.name, n,
                                  n == 1 ? "y" : "ies",
-                                 total ? HumanBytes(*total) : std::string("an unknown amount"));
-  if (in_loops > 0 && total && *total > 0 && !by_loop.empty()) {
+                                 known ? HumanBytes(sum) : std::string("an unknown amount"));
+  if (in_loops > 0 && known && sum > 0 && !by_loop.empty()) {
     auto top = std::max_element(by_loop.begin(), by_loop.end(),
                                 [](const auto& a, const auto& b) { return a.second < b.second; });
     std::string where;
@@ -84,7 +84,7 @@ std::string Headline(const ModuleCheck& m) {
         where = Where(c.source);
         break;
       }
-    int pct = static_cast<int>(100.0 * static_cast<double>(top->second) / static_cast<double>(*total) + 0.5);
+    int pct = static_cast<int>(100.0 * static_cast<double>(top->second) / static_cast<double>(sum) + 0.5);
     line += fmt::format(", {}% inside {}{}", pct, top->first, where.empty() ? "" : " at " + where);
   }
   return line + ".";

@@ -7,6 +7,7 @@
 #define HLOSCOPE_SUPPORT_ARENA_H_
 
 #include <cstddef>
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <new>
@@ -25,8 +26,12 @@ class Arena {
   void* Allocate(size_t bytes, size_t align) {
     size_t p = (used_ + align - 1) & ~(align - 1);
     if (blocks_.empty() || p + bytes > block_size_) {
-      size_t size = bytes > kBlockSize / 4 ? bytes + align : kBlockSize;
-      blocks_.push_back(std::make_unique<std::byte[]>(size));
+      // Blocks grow from 4 KiB to 1 MiB: small modules (many per input)
+      // stay small, large ones pay few mallocs.
+      size_t next = blocks_.empty() ? kFirstBlockSize : std::min(block_size_ * 2, kBlockSize);
+      size_t size = bytes > next / 4 ? bytes + align : next;
+      // Not make_unique: that would zero every block.
+      blocks_.push_back(std::unique_ptr<std::byte[]>(new std::byte[size]));
       block_size_ = size;
       total_ += size;
       p = (reinterpret_cast<uintptr_t>(blocks_.back().get()) + align - 1) &
@@ -57,6 +62,7 @@ class Arena {
   size_t bytes_reserved() const { return total_; }
 
  private:
+  static constexpr size_t kFirstBlockSize = 4 << 10;
   static constexpr size_t kBlockSize = 1 << 20;
   std::vector<std::unique_ptr<std::byte[]>> blocks_;
   size_t block_size_ = 0;
