@@ -781,7 +781,7 @@ LoopFinding Checker::AnalyzeLoop(const HloInstruction* w) const {
     }
     int64_t per_iter = *c.bytes * (*c.executions / *body_runs);
     *copy_bytes += per_iter;
-    if (*c.bytes >= 64)
+    if (!c.scalar)
       l.scaling.push_back(fmt::format("{} copies {} ({}) every iteration", c.instruction,
                                       HumanBytes(c.bytes), c.shape));
   }
@@ -846,6 +846,7 @@ ModuleCheck Checker::Run() {
     f.kind = s.kind;
     f.copy_class = ClassifyCopy(*s.src_shape, *s.dest_shape);
     f.shape = ShortShape(*s.dest_shape);
+    f.scalar = s.dest_shape->IsArray() && s.dest_shape->rank() == 0;
     f.bytes = ByteSizeOf(*s.dest_shape);
     f.executions = counts_.Of(s.instr);
     f.executions_upper_bound = counts_.IsUpperBound(s.instr->parent());

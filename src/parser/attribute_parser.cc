@@ -180,7 +180,14 @@ void HloParserImpl::DecodeAttribute(HloInstruction* instr,
   };
   if (n == "metadata") {
     if (v.empty() || v[0] != '{') Error(offset, "expected '{' after metadata=");
-    instr->metadata_ = ParseMetadata(v, offset);
+    // Identical metadata text is parsed once per module and shared: most
+    // instructions repeat a few op_name/stack_frame_id combinations.
+    if (const OpMetadata** seen = metadata_pool_.Find(v)) {
+      instr->metadata_ = *seen;
+    } else {
+      instr->metadata_ = ParseMetadata(v, offset);
+      metadata_pool_.Insert(v, instr->metadata_);
+    }
   } else if (n == "calls") {
     calls(CallRole::kCalls);
   } else if (n == "to_apply") {

@@ -28,7 +28,7 @@ void HloParserImpl::ErrorExpected(std::string_view what) {
 // space   ::= (' ' | '\t' | '\r' | '\n' | comment)*
 // comment ::= '//' ... end of line | '/*' ... '*/'
 // A line `// -----` (hlo-opt --split-input-file) also ends the module.
-void HloParserImpl::SkipSpace() {
+void HloParserImpl::SkipSpaceSlow() {
   const char* data = s_.data();
   const size_t n = s_.size();
   while (p_ < n) {
@@ -152,8 +152,16 @@ size_t HloParserImpl::ScanString(size_t start) {
 size_t HloParserImpl::ScanBalanced(size_t start) {
   std::string stack;
   size_t i = start;
-  while (i < s_.size()) {
-    char c = s_[i];
+  const char* data = s_.data();
+  const size_t n = s_.size();
+  while (i < n) {
+    // Skip ordinary bytes with a table lookup; only brackets, quotes and
+    // '/' need the switch (metadata and backend_config are mostly text).
+    while (i < n && !(kCharClasses.bits[static_cast<unsigned char>(data[i])] &
+                      CharClasses::kBalancedSpecial))
+      ++i;
+    if (i >= n) break;
+    char c = data[i];
     switch (c) {
       case '(': stack.push_back(')'); break;
       case '[': stack.push_back(']'); break;

@@ -42,6 +42,13 @@ class NameTable {
   // Forgets all entries but keeps the capacity for reuse.
   void Clear() {
     if (size_ == 0) return;
+    // After one huge computation, don't memset its table for every small
+    // one that follows.
+    if (slots_.size() > 1024 && slots_.size() > 16 * size_) {
+      slots_.assign(64, Slot{});
+      size_ = 0;
+      return;
+    }
     for (Slot& s : slots_) s.used = false;
     size_ = 0;
   }

@@ -66,6 +66,7 @@ void HloParserImpl::StartModule(size_t offset) {
   pending_calls_.clear();
   entry_candidates_.clear();
   computation_names_.Clear();
+  metadata_pool_ = {};
   shape_pool_.clear();
   unknown_shape_ = nullptr;
   next_id_ = 0;
@@ -114,30 +115,27 @@ void HloParserImpl::FinishModule() {
       }
     }
   }
-  std::vector<std::span<HloInstruction*>> users(next_id_);
+  // Each instruction's users_ starts empty over its own block and grows in
+  // place (no per-instruction temporary: this runs at peak memory).
   for (HloComputation* c : computations_) {
     for (HloInstruction* instr : c->instructions_) {
       uint32_t n = user_count[instr->id_];
-      if (n) {
-        auto* p = static_cast<HloInstruction**>(
-            m->arena_.Allocate(sizeof(HloInstruction*) * n, alignof(HloInstruction*)));
-        users[instr->id_] = {p, 0};
-      }
+      auto* p = n ? static_cast<HloInstruction**>(m->arena_.Allocate(
+                        sizeof(HloInstruction*) * n, alignof(HloInstruction*)))
+                  : nullptr;
+      instr->users_ = std::span<HloInstruction*>(p, 0);
     }
   }
   for (HloComputation* c : computations_) {
     for (HloInstruction* instr : c->instructions_) {
       for (HloInstruction* op : instr->operands_) {
         if (!op) continue;
-        std::span<HloInstruction*>& u = users[op->id_];
+        auto& u = op->users_;
         if (!u.empty() && u.back() == instr) continue;
-        u = {u.data(), u.size() + 1};
-        u.back() = instr;
+        const_cast<HloInstruction**>(u.ptr)[u.len++] = instr;
       }
     }
   }
-  for (HloComputation* c : computations_)
-    for (HloInstruction* instr : c->instructions_) instr->users_ = users[instr->id_];
   for (auto& [comp, list] : callers)
     comp->callers_ = m->arena_.CopyOf<HloInstruction*>(list);
 
@@ -146,6 +144,7 @@ void HloParserImpl::FinishModule() {
   pending_calls_.clear();
   entry_candidates_.clear();
   computation_names_.Clear();
+  metadata_pool_ = {};
   shape_pool_.clear();
   unknown_shape_ = nullptr;
   next_id_ = 0;

@@ -51,12 +51,18 @@ struct ParseFailure {
 // hottest code after string scanning.
 struct CharClasses {
   static constexpr uint8_t kIdentStart = 1, kIdentChar = 2;
+  static constexpr uint8_t kSpaceOrSlash = 4;     // where SkipSpace has work
+  static constexpr uint8_t kBalancedSpecial = 8;  // ()[]{}"/ for ScanBalanced
   uint8_t bits[256] = {};
   constexpr CharClasses() {
     for (int c = 0; c < 256; ++c) {
       bool start = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
       bool ident = start || (c >= '0' && c <= '9') || c == '.' || c == '-';
-      bits[c] = (start ? kIdentStart : 0) | (ident ? kIdentChar : 0);
+      bool space = c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '/';
+      bool special = c == '(' || c == ')' || c == '[' || c == ']' || c == '{' ||
+                     c == '}' || c == '"' || c == '/';
+      bits[c] = (start ? kIdentStart : 0) | (ident ? kIdentChar : 0) |
+                (space ? kSpaceOrSlash : 0) | (special ? kBalancedSpecial : 0);
     }
   }
 };
@@ -102,7 +108,15 @@ class HloParserImpl {
   bool AtEnd() const { return p_ >= s_.size(); }
   char Peek() const { return p_ < s_.size() ? s_[p_] : '\0'; }
   char PeekAt(size_t i) const { return i < s_.size() ? s_[i] : '\0'; }
-  void SkipSpace();
+  // Skips whitespace and comments. Inline fast path: most calls land on a
+  // token already.
+  void SkipSpace() {
+    if (p_ < s_.size() &&
+        !(kCharClasses.bits[static_cast<unsigned char>(s_[p_])] & CharClasses::kSpaceOrSlash))
+      return;
+    SkipSpaceSlow();
+  }
+  void SkipSpaceSlow();
   bool Consume(char c);
   void Expect(char c, std::string_view context);
   bool ConsumeKeyword(std::string_view kw);
@@ -173,6 +187,7 @@ class HloParserImpl {
   std::vector<HloComputation*> computations_;
   std::vector<PendingCall> pending_calls_;
   std::vector<std::pair<HloComputation*, size_t>> entry_candidates_;
+  NameTable<const OpMetadata*> metadata_pool_;  // metadata text -> parsed, per module
   NameTable<HloComputation*> computation_names_;
   std::unordered_map<std::string_view, const Shape*> shape_pool_;
   const Shape* unknown_shape_ = nullptr;

@@ -47,45 +47,51 @@ Json Opt(const std::optional<T>& v) {
 }  // namespace
 
 std::string Headline(const ModuleCheck& m) {
-  int64_t n = static_cast<int64_t>(m.copies.size());
-  // A plain sum plus a flag (std::optional here trips GCC 12's
-  // -Wmaybe-uninitialized).
+  // Array copies are the answer; scalar ones (loop counters) are only
+  // mentioned. A plain sum plus a flag: std::optional here trips GCC 12's
+  // -Wmaybe-uninitialized.
+  int64_t n = 0, scalars = 0;
   int64_t sum = 0;
   bool known = true;
   std::map<std::string, int64_t> by_loop;
-  int64_t in_loops = 0;
   for (const CopyFinding& c : m.copies) {
+    if (c.scalar) {
+      ++scalars;
+      continue;
+    }
+    ++n;
     if (!c.total_bytes) known = false;
     else sum += *c.total_bytes;
-    if (!c.enclosing_loops.empty()) {
-      ++in_loops;
-      if (c.total_bytes) by_loop[c.enclosing_loops.back()] += *c.total_bytes;
-    }
+    if (!c.enclosing_loops.empty() && c.total_bytes)
+      by_loop[c.enclosing_loops.back()] += *c.total_bytes;
   }
+  std::string scalar_note =
+      scalars == 0 ? "" : fmt::format(" (+{} scalar cop{})", scalars, scalars == 1 ? "y" : "ies");
   if (n == 0) {
     int64_t bad = 0;
     for (const UpdateFinding& u : m.updates)
       bad += u.verdict == UpdateVerdict::kOutOfPlace || u.full_rewrite;
     if (bad == 0)
-      return fmt::format("{}: no copies; {} update{} in place or fused away.", m.name,
-                         m.updates.size(), m.updates.size() == 1 ? "" : "s");
-    return fmt::format("{}: no copies, but {} update{} write{} a whole new buffer.", m.name, bad,
-                       bad == 1 ? "" : "s", bad == 1 ? "s" : "");
+      return fmt::format("{}: no array copies{}; {} update{} in place or fused away.", m.name,
+                         scalar_note, m.updates.size(), m.updates.size() == 1 ? "" : "s");
+    return fmt::format("{}: no array copies{}, but {} update{} write{} a whole new buffer.", m.name,
+                       scalar_note, bad, bad == 1 ? "" : "s", bad == 1 ? "s" : "");
   }
-  std::string line = fmt::format("{}: {} cop{}, {} moved per call", m.name, n,
-                                 n == 1 ? "y" : "ies",
+  std::string line = fmt::format("{}: {} cop{}{}, {} moved per call", m.name, n,
+                                 n == 1 ? "y" : "ies", scalar_note,
                                  known ? HumanBytes(sum) : std::string("an unknown amount"));
-  if (in_loops > 0 && known && sum > 0 && !by_loop.empty()) {
+  if (known && sum > 0 && !by_loop.empty()) {
     auto top = std::max_element(by_loop.begin(), by_loop.end(),
                                 [](const auto& a, const auto& b) { return a.second < b.second; });
     std::string where;
     for (const CopyFinding& c : m.copies)
-      if (!c.enclosing_loops.empty() && c.enclosing_loops.back() == top->first) {
+      if (!c.scalar && !c.enclosing_loops.empty() && c.enclosing_loops.back() == top->first) {
         where = Where(c.source);
         break;
       }
     int pct = static_cast<int>(100.0 * static_cast<double>(top->second) / static_cast<double>(sum) + 0.5);
-    line += fmt::format(", {}% inside {}{}", pct, top->first, where.empty() ? "" : " at " + where);
+    if (pct > 0)
+      line += fmt::format(", {}% inside {}{}", pct, top->first, where.empty() ? "" : " at " + where);
   }
   return line + ".";
 }
@@ -96,9 +102,10 @@ void RenderCheckText(const std::vector<ModuleCheck>& modules, const RenderOption
     const ModuleCheck& m = modules[mi];
     if (mi) out << "\n";
     out << Headline(m) << "\n";
-    if (!m.copies.empty()) {
-      const CopyFinding& top = m.copies.front();
+    for (const CopyFinding& top : m.copies) {
+      if (top.scalar) continue;
       out << fmt::format("  Largest: {} — {}.\n", top.instruction, top.cause_detail);
+      break;
     }
     if (!m.copies.empty()) {
       out << "\nCOPIES (by bytes moved per call)\n";
@@ -107,7 +114,7 @@ void RenderCheckText(const std::vector<ModuleCheck>& modules, const RenderOption
         if (c.total_bytes && *c.total_bytes < options.min_copy_bytes_shown) continue;
         // Scalar copies (loop counters, constants that start a loop) cost
         // nothing worth a line each; JSON still lists them.
-        if (c.bytes && *c.bytes <= 8 && c.shape.find("[]") != std::string::npos) {
+        if (c.scalar) {
           ++scalars;
           scalar_bytes += c.total_bytes.value_or(0);
           continue;
@@ -205,6 +212,7 @@ Json CheckToJson(const std::vector<ModuleCheck>& modules) {
       j["kind"] = c.kind;
       j["class"] = CopyClassName(c.copy_class);
       j["shape"] = c.shape;
+      j["scalar"] = c.scalar;
       j["bytes"] = Opt(c.bytes);
       j["executions"] = Opt(c.executions);
       j["executions_upper_bound"] = c.executions_upper_bound;

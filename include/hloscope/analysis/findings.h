@@ -40,6 +40,9 @@ struct CopyFinding {
   std::string kind;  // "copy", "copy-start", "copy-fusion"
   CopyClass copy_class = CopyClass::kProtective;
   std::string shape;
+  // Rank 0 (loop counters, loop-start constants): real, but never what
+  // makes a program slow; renderers summarise them.
+  bool scalar = false;
   std::optional<int64_t> bytes;
   std::optional<int64_t> executions;
   std::optional<int64_t> total_bytes;

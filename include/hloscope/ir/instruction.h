@@ -21,6 +21,7 @@
 
 #include "hloscope/ir/metadata.h"
 #include "hloscope/ir/opcode.h"
+#include "hloscope/ir/packed.h"
 #include "hloscope/ir/shape.h"
 
 namespace hloscope {
@@ -57,10 +58,10 @@ enum class FusionKind : uint8_t { kNone, kLoop, kInput, kOutput, kCustom, kOther
 
 class HloInstruction {
  public:
-  std::string_view name() const { return name_; }
+  std::string_view name() const { return name_.view(); }
   HloOpcode opcode() const { return opcode_; }
   // The opcode as written; differs from HloOpcodeString for kUnknown.
-  std::string_view opcode_text() const { return opcode_text_; }
+  std::string_view opcode_text() const { return opcode_text_.view(); }
   const Shape& shape() const { return *shape_; }
   HloComputation* parent() const { return parent_; }
   bool is_root() const { return is_root_; }
@@ -90,7 +91,7 @@ class HloInstruction {
 
   // Text inside the parentheses for parameter (the number) and constant (the
   // literal); empty otherwise.
-  std::string_view operand_text() const { return operand_text_; }
+  std::string_view operand_text() const { return operand_text_.view(); }
   int64_t parameter_number() const { return int_attr_; }  // kParameter
   int64_t tuple_index() const { return int_attr_; }        // kGetTupleElement
   FusionKind fusion_kind() const { return fusion_kind_; }
@@ -110,19 +111,20 @@ class HloInstruction {
   friend class HloParserImpl;
   friend class HloModule;
 
-  std::string_view name_;
-  std::string_view opcode_text_;
-  std::string_view operand_text_;
+  // 8-byte fields first, then the packed 12-byte ones (see packed.h).
   const Shape* shape_ = nullptr;
   HloComputation* parent_ = nullptr;
   const OpMetadata* metadata_ = nullptr;
-  std::span<HloInstruction* const> operands_;
-  std::span<HloInstruction* const> users_;
-  std::span<HloInstruction* const> control_predecessors_;
-  std::span<const CalledComputation> called_;
-  std::span<const HloAttribute> attributes_;
   uint64_t offset_ = 0;
-  int64_t int_attr_ = -1;
+  PackedStr name_;
+  PackedStr opcode_text_;
+  PackedStr operand_text_;
+  PackedSpan<HloInstruction* const> operands_;
+  PackedSpan<HloInstruction* const> users_;
+  PackedSpan<HloInstruction* const> control_predecessors_;
+  PackedSpan<const CalledComputation> called_;
+  PackedSpan<const HloAttribute> attributes_;
+  int32_t int_attr_ = -1;
   uint32_t id_ = 0;
   HloOpcode opcode_ = HloOpcode::kUnknown;
   FusionKind fusion_kind_ = FusionKind::kNone;

@@ -1,8 +1,8 @@
 // Diagnostics: one error report, printed like clang.
 //
-//   model.hlo:12:7: error: unknown shape element type 'f33'
-//     %x = f33[4]{0} parameter(0)
-//          ^
+//   model.hlo:12:28: error: use of undefined instruction 'q' in computation 'e'
+//     ROOT %n = f32[4]{0} negate(%q)
+//                                ^
 //
 // Diagnostics are values. Library code returns them (see Result<T>); only the
 // CLI and the Python binding decide how to show them.
