@@ -70,10 +70,11 @@ def layers_for(instructions: int, updates: bool) -> "tuple[int, int]":
 
 
 def timed(f):
+    """(wall seconds, CPU seconds of this process, result), JAX's caches cleared first."""
     jax.clear_caches()
-    t = time.perf_counter()
+    w, c = time.perf_counter(), time.process_time()
     out = f()
-    return time.perf_counter() - t, out
+    return time.perf_counter() - w, time.process_time() - c, out
 
 
 def main(argv=None) -> int:
@@ -94,43 +95,58 @@ def main(argv=None) -> int:
     timed(lambda: fn.lower(*args).compile())
     timed(lambda: hloscope.inspect(fn, *args))
 
-    t_jax, t_inspect, t_dump, t_analysis = [], [], [], []
-    report = None
-    for _ in range(opts.repeats):
-        t, _ = timed(lambda: fn.lower(*args).compile())
-        t_jax.append(t)
-        t, report = timed(lambda: hloscope.inspect(fn, *args))
-        t_inspect.append(t)
-        # Split: lower + compile with the dump (no analysis), then hloscope's own work.
+    runs = {k: ([], []) for k in ("jax", "inspect", "dump", "own")}
+
+    def add(key, wall, cpu):
+        runs[key][0].append(wall)
+        runs[key][1].append(cpu)
+
+    def run_jax():
+        w, c, _ = timed(lambda: fn.lower(*args).compile())
+        add("jax", w, c)
+
+    def run_inspect():
+        nonlocal report
+        w, c, report = timed(lambda: hloscope.inspect(fn, *args))
+        add("inspect", w, c)
+
+    def run_split():
+        # lower + compile with the dump (as inspect does), then hloscope's own work
         with tempfile.TemporaryDirectory(prefix="hloscope-bench-") as tmp:
-            t, _ = timed(lambda: fn.lower(*args).compile(compiler_options={"xla_dump_to": tmp}))
-            t_dump.append(t)
+            w, c, _ = timed(lambda: _api._compile_with_dump(fn.lower(*args), tmp))
+            add("dump", w, c)
+            w0, c0 = time.perf_counter(), time.process_time()
             hlo_path, ba_path = _api._find_dump(tmp)
-            t0 = time.perf_counter()
             hlo, ba = _api._read_text(hlo_path), _api._read_text(ba_path)
-            r = _api._text_report(hlo, os.path.basename(hlo_path), ba,
-                                  os.path.basename(ba_path))
-            t_analysis.append(time.perf_counter() - t0)
-            assert len(r.updates) == len(report.updates)
+            _api._text_report(hlo, os.path.basename(hlo_path), ba, os.path.basename(ba_path))
+            add("own", time.perf_counter() - w0, time.process_time() - c0)
+
+    report = None
+    order = [run_jax, run_inspect, run_split]
+    for i in range(opts.repeats):
+        for f in order[i % 3:] + order[:i % 3]:  # rotate, so no measurement always goes first
+            f()
 
     med = statistics.median
-    j, i, d, a = med(t_jax), med(t_inspect), med(t_dump), med(t_analysis)
-    print(f"runs: {opts.repeats} each, medians; JAX caches cleared before every run")
-    print(f"  jax lower+compile                      {j * 1e3:9.1f} ms   "
-          f"(runs: {', '.join(f'{x * 1e3:.0f}' for x in t_jax)})")
-    print(f"  hloscope.inspect total                 {i * 1e3:9.1f} ms   "
-          f"(runs: {', '.join(f'{x * 1e3:.0f}' for x in t_inspect)})")
-    print(f"    of which lower+compile with dump     {d * 1e3:9.1f} ms   (dump: {(d - j) * 1e3:+.1f} ms)")
-    print(f"    of which read+parse+check+Report     {a * 1e3:9.1f} ms")
+    print(f"runs: {opts.repeats} of each, interleaved (rotating order), JAX's caches cleared before every run; "
+          f"medians in ms, wall-clock and CPU time of this process")
+    print(f"  {'':40} {'wall':>9} {'cpu':>9}")
+    labels = {"jax": "jax lower+compile", "inspect": "hloscope.inspect total",
+              "dump": "  lower+compile with the dump", "own": "  read+parse+check+Report"}
+    for key, label in labels.items():
+        wall, cpu = runs[key]
+        print(f"  {label:40} {med(wall) * 1e3:9.1f} {med(cpu) * 1e3:9.1f}   "
+              f"(wall runs: {', '.join(f'{x * 1e3:.0f}' for x in wall)})")
     t0 = time.perf_counter()
     n_fusions = len(report.fusions)  # listed on first access, not part of inspect()
-    t_fusions = time.perf_counter() - t0
-    print(f"  first access of report.fusions          {t_fusions * 1e3:9.1f} ms   "
-          f"({n_fusions} fusions; not part of inspect())")
+    print(f"  {'first access of report.fusions':40} {(time.perf_counter() - t0) * 1e3:9.1f}"
+          f"             ({n_fusions} fusions; not part of inspect())")
     print(f"  report: {len(report.updates)} updates, {len(report.copies)} copies; "
           f"{report.modules[0].headline}")
-    print(f"ratio inspect / jax = {i / j:.3f}  (overhead {100 * (i / j - 1):+.1f} %; "
-          f"hloscope's own work {100 * a / j:.1f} %, XLA's dump {100 * (d - j) / j:+.1f} %)")
+    for i, kind in ((0, "wall"), (1, "cpu ")):
+        j, ins, d, own = (med(runs[k][i]) for k in ("jax", "inspect", "dump", "own"))
+        print(f"ratio inspect / jax ({kind}) = {ins / j:.3f}  (overhead {100 * (ins / j - 1):+.1f} %; "
+              f"XLA's dump {100 * (d - j) / j:+.1f} %, hloscope's own work {100 * own / j:.1f} %)")
     return 0
 
 

@@ -15,6 +15,20 @@ The layer count is chosen automatically: two small calibration compiles give
 the (linear) bytes-per-layer, then the full module is compiled; if it comes
 out short of --min-mb the layer count is increased and it is compiled again.
 
+Each compile runs in a child process. By default the child is stopped as soon
+as XLA has written the optimized-module dump: at that point every HLO pass and
+buffer assignment has run, and only LLVM code generation is left, which does
+not change the HLO text (verified byte-identical with --full-compile) but would
+roughly double the time. The child is killed if it gets close to running the
+machine out of memory (--max-rss-gb, --min-free-gb).
+
+Cost (jax 0.10.2, 2-core VM shared with builds, load ~10): ~220 KB of text
+per layer, so >= 100 MB is 462 layers -> 105.2 MB, 1.03 M lines. That compile
+took 31.7 min wall / ~12.5 min CPU (lowering 94 s; the rest XLA HLO passes,
+single-threaded) and peaked at 15.2 GiB RSS; time and memory grow faster than
+linearly with depth (~N^1.4). --min-mb 5 (23 layers) takes ~40 s. The sidecar
+records the actual timings.
+
 Usage:
   tools/gen_large_module.py                 # >= 100 MB -> ~/.cache/hloscope/large_module.hlo.txt
   tools/gen_large_module.py --min-mb 5      # quick variant -> ~/.cache/hloscope/large_module_5mb.hlo.txt
@@ -210,39 +224,174 @@ def build_step(n_layers, cfg):
     return step_fn, (params, opt_state, tok, tok, tok)
 
 
-def compile_and_dump(n_layers, cfg, dump_dir):
-    """Compiles the n-layer train step on CPU; returns (text path, timings)."""
-    import jax
+AFTER_OPT_GLOB = "*.cpu_after_optimizations.txt"
+# XLA:CPU writes these right after the module text (same DumpHloModuleIfEnabled
+# call, after buffer assignment, before LLVM code generation). Once the last of
+# them exists, the module text file is complete.
+DONE_MARKER_GLOB = "*.cpu_after_optimizations-memory-usage-report.txt"
 
-    step_fn, args = build_step(n_layers, cfg)
-    t0 = time.perf_counter()
+
+def _child_compile(n_layers, dump_dir, progress_path):
+    """Runs in a child process: lower + compile with xla_dump_to."""
+    def event(name, **kw):
+        with open(progress_path, "a") as f:
+            f.write(json.dumps(dict(event=name, t=time.time(), **kw)) + "\n")
+
+    event("start")
+    step_fn, args = build_step(n_layers, CONFIG)
     lowered = step_fn.lower(*args)
-    t1 = time.perf_counter()
+    event("lowered")
     lowered.compile(compiler_options={"xla_dump_to": dump_dir})
-    t2 = time.perf_counter()
-    hits = sorted(glob.glob(os.path.join(dump_dir, "*cpu_after_optimizations.txt")))
-    hits = [h for h in hits if "jit_train_step" in os.path.basename(h)] or hits
+    event("compiled")
+
+
+def _read_events(path):
+    ev = {}
+    try:
+        with open(path) as f:
+            for line in f:
+                try:
+                    e = json.loads(line)
+                    ev[e["event"]] = e["t"]
+                except ValueError:
+                    pass
+    except OSError:
+        pass
+    return ev
+
+
+def _proc_status(pid):
+    """(VmRSS, VmHWM) of pid in bytes, or (None, None)."""
+    rss = hwm = None
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    rss = int(line.split()[1]) * 1024
+                elif line.startswith("VmHWM:"):
+                    hwm = int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return rss, hwm
+
+
+def _proc_cpu_s(pid):
+    """utime + stime of pid (its threads included) in seconds, or None."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _mem_available():
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return None
+
+
+def compile_and_dump(n_layers, dump_dir, full_compile=False, max_rss_gb=None,
+                     min_free_gb=1.0, poll_s=0.25):
+    """Compiles the n-layer train step on CPU in a child process.
+
+    Unless full_compile, the child is stopped as soon as XLA has written the
+    optimized-module dump (i.e. after all HLO passes and buffer assignment;
+    only LLVM code generation, which does not change the HLO text, is skipped).
+    The child is killed if its RSS exceeds max_rss_gb or the machine's
+    MemAvailable drops below min_free_gb. Returns (text path, info dict).
+    """
+    import subprocess
+
+    progress = os.path.join(dump_dir, ".progress.jsonl")
+    cmd = [sys.executable, os.path.abspath(__file__), "--_child", str(n_layers), dump_dir, progress]
+    t0 = time.time()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL)
+    peak = 0
+    cpu_s = None
+    stopped_early = False
+    reason = None
+    try:
+        while True:
+            rc = proc.poll()
+            rss, hwm = _proc_status(proc.pid)
+            peak = max(peak, hwm or 0, rss or 0)
+            cpu_s = _proc_cpu_s(proc.pid) or cpu_s
+            if rc is not None:
+                if rc != 0:
+                    raise RuntimeError(f"compile child for {n_layers} layers exited with {rc}")
+                break
+            if not full_compile and glob.glob(os.path.join(dump_dir, DONE_MARKER_GLOB)):
+                stopped_early = True
+                break
+            if max_rss_gb and rss and rss > max_rss_gb * 2**30:
+                reason = f"RSS {rss / 2**30:.1f} GiB > --max-rss-gb {max_rss_gb}"
+            avail = _mem_available()
+            if min_free_gb and avail is not None and avail < min_free_gb * 2**30:
+                reason = f"MemAvailable {avail / 2**30:.2f} GiB < {min_free_gb} GiB"
+            if reason:
+                raise MemoryError(f"aborted compile of {n_layers} layers after "
+                                  f"{time.time() - t0:.0f}s: {reason}")
+            time.sleep(poll_s)
+    finally:
+        if proc.poll() is None:
+            proc.kill()  # our own child only
+            proc.wait()
+    t_end = time.time()
+
+    hits = glob.glob(os.path.join(dump_dir, AFTER_OPT_GLOB))
     if not hits:
-        raise RuntimeError(f"no *cpu_after_optimizations.txt in {dump_dir}: "
-                           f"{sorted(os.listdir(dump_dir))[:20]}")
-    # Pick the largest in case something else got dumped too.
+        raise RuntimeError(f"no {AFTER_OPT_GLOB} in {dump_dir}: {sorted(os.listdir(dump_dir))[:20]}")
     path = max(hits, key=os.path.getsize)
-    return path, dict(lower_s=round(t1 - t0, 3), compile_s=round(t2 - t1, 3))
+    ev = _read_events(progress)
+    t_start, t_low = ev.get("start", t0), ev.get("lowered")
+    t_dump = os.path.getmtime(path)
+    info = dict(
+        layers=n_layers,
+        bytes=os.path.getsize(path),
+        process_start_s=round(t_start - t0, 3),            # python + jax import
+        lower_s=round(t_low - t_start, 3) if t_low else None,  # trace + StableHLO
+        hlo_passes_s=round(t_dump - t_low, 3) if t_low else None,  # XLA HLO opt + buffer assignment + dump
+        compile_s=round(ev["compiled"] - t_low, 3) if "compiled" in ev and t_low else None,
+        wall_s=round(t_end - t0, 3),
+        cpu_s=round(cpu_s, 1) if cpu_s is not None else None,  # child CPU time (last sample)
+        stopped_after_dump=stopped_early,
+        peak_rss_mb=round(peak / 2**20, 1),
+    )
+    return path, info
 
 
-def compile_size(n_layers, cfg, workdir):
+def _fmt_info(i):
+    parts = [f"{i['layers']} layers: {i['bytes'] / 1e6:.2f} MB",
+             f"lower {i['lower_s']:.1f}s" if i["lower_s"] is not None else None,
+             f"HLO passes+dump {i['hlo_passes_s']:.1f}s" if i["hlo_passes_s"] is not None else None,
+             f"full compile {i['compile_s']:.1f}s" if i["compile_s"] is not None else None,
+             f"wall {i['wall_s']:.1f}s",
+             f"CPU {i['cpu_s']:.0f}s" if i.get("cpu_s") is not None else None,
+             f"peak RSS {i['peak_rss_mb'] / 1024:.2f} GiB"]
+    return ", ".join(p for p in parts if p)
+
+
+def compile_size(n_layers, workdir, **kw):
     d = tempfile.mkdtemp(prefix=f"dump_{n_layers}_", dir=workdir)
     try:
-        path, t = compile_and_dump(n_layers, cfg, d)
-        size = os.path.getsize(path)
-        log(f"  {n_layers} layers: {size / 1e6:.2f} MB, lower {t['lower_s']:.1f}s, "
-            f"compile {t['compile_s']:.1f}s")
-        return size, t
+        _, info = compile_and_dump(n_layers, d, **kw)
+        log("  " + _fmt_info(info))
+        return info
     finally:
         shutil.rmtree(d, ignore_errors=True)
 
 
 def main():
+    if len(sys.argv) == 5 and sys.argv[1] == "--_child":
+        _child_compile(int(sys.argv[2]), sys.argv[3], sys.argv[4])
+        return 0
+
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", help="output path (default: ~/.cache/hloscope/large_module[_<N>mb].hlo.txt)")
     ap.add_argument("--min-mb", type=float, default=100.0,
@@ -252,11 +401,26 @@ def main():
     ap.add_argument("--force", action="store_true", help="regenerate even if cached")
     ap.add_argument("--margin", type=float, default=0.02,
                     help="relative safety margin on the size estimate (default 0.02)")
+    ap.add_argument("--full-compile", action="store_true",
+                    help="let XLA finish LLVM code generation instead of stopping once the "
+                         "optimized HLO has been dumped (same text, much slower)")
+    ap.add_argument("--max-rss-gb", type=float, default=None,
+                    help="abort if the compiler's RSS exceeds this (default: 85%% of MemTotal)")
+    ap.add_argument("--min-free-gb", type=float, default=1.0,
+                    help="abort if the machine's MemAvailable drops below this (default 1.0)")
     args = ap.parse_args()
 
     out = os.path.abspath(os.path.expanduser(args.out or default_out(args.min_mb)))
     sidecar = out + ".json"
     min_bytes = int(args.min_mb * 1e6)
+    if args.max_rss_gb is None:
+        try:
+            total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+            args.max_rss_gb = round(0.85 * total / 2**30, 1)
+        except (ValueError, OSError):
+            args.max_rss_gb = None
+    ckw = dict(full_compile=args.full_compile, max_rss_gb=args.max_rss_gb,
+               min_free_gb=args.min_free_gb)
 
     import jax
     import jaxlib
@@ -280,19 +444,20 @@ def main():
             log(f"unreadable sidecar ({e}); regenerating")
 
     os.makedirs(os.path.dirname(out), exist_ok=True)
-    # Keep the big dumps (plus LLVM IR / object files XLA also dumps) near the
-    # output rather than in a possibly small /tmp.
+    # Dumps (plus the LLVM IR / object files XLA also dumps) go next to the
+    # output rather than into a possibly small /tmp.
     workdir = tempfile.mkdtemp(prefix=".gen_large_module_", dir=os.path.dirname(out))
     t_start = time.perf_counter()
+    calibration = []
     attempts = []
     try:
         if args.layers is not None:
             n = args.layers
         else:
-            # Calibration: size is linear in the layer count (a + b*n).
+            # Calibration: the text size is linear in the layer count (a + b*n).
             n1, n2 = 4, 8
-            s1, _ = compile_size(n1, CONFIG, workdir)
-            s2, _ = compile_size(n2, CONFIG, workdir)
+            calibration = [compile_size(n1, workdir, **ckw), compile_size(n2, workdir, **ckw)]
+            s1, s2 = calibration[0]["bytes"], calibration[1]["bytes"]
             slope = (s2 - s1) / (n2 - n1)
             icpt = s1 - slope * n1
             n = max(1, math.ceil((min_bytes * (1 + args.margin) - icpt) / slope))
@@ -301,16 +466,14 @@ def main():
         while True:
             log(f"compiling {n} layers ...")
             d = tempfile.mkdtemp(prefix=f"dump_{n}_", dir=workdir)
-            path, t = compile_and_dump(n, CONFIG, d)
-            size = os.path.getsize(path)
-            attempts.append(dict(layers=n, bytes=size, **t))
-            log(f"  {n} layers: {size / 1e6:.2f} MB, lower {t['lower_s']:.1f}s, "
-                f"compile {t['compile_s']:.1f}s")
+            path, info = compile_and_dump(n, d, **ckw)
+            attempts.append(info)
+            log("  " + _fmt_info(info))
+            size = info["bytes"]
             if size >= min_bytes or args.layers is not None:
                 break
             shutil.rmtree(d, ignore_errors=True)
-            per_layer = size / n
-            n = math.ceil(n + (min_bytes - size) * (1 + args.margin) / per_layer) + 1
+            n = math.ceil(n + (min_bytes - size) * (1 + args.margin) / (size / n)) + 1
 
         tmp_out = out + ".tmp"
         shutil.copyfile(path, tmp_out)
@@ -321,11 +484,7 @@ def main():
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 
-    try:
-        import resource
-        peak_rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
-    except Exception:  # pragma: no cover
-        peak_rss_mb = None
+    final = attempts[-1]
     meta = dict(
         request=request,
         path=out,
@@ -337,22 +496,28 @@ def main():
         bytes=size,
         lines=n_lines,
         sha256=digest,
-        compile_s=attempts[-1]["compile_s"],
-        lower_s=attempts[-1]["lower_s"],
+        lower_s=final["lower_s"],
+        hlo_passes_s=final["hlo_passes_s"],
+        compile_s=final["compile_s"],
+        stopped_after_dump=final["stopped_after_dump"],
+        peak_rss_mb=final["peak_rss_mb"],
+        final_wall_s=final["wall_s"],
+        final_cpu_s=final.get("cpu_s"),
         total_s=round(time.perf_counter() - t_start, 3),
-        peak_rss_mb=peak_rss_mb,
+        calibration=calibration,
         attempts=attempts,
         python=platform.python_version(),
         machine=platform.machine(),
         cpu_count=os.cpu_count(),
+        loadavg_at_end=os.getloadavg() if hasattr(os, "getloadavg") else None,
         created=time.strftime("%Y-%m-%dT%H:%M:%S%z"),
     )
     with open(sidecar + ".tmp", "w") as f:
         json.dump(meta, f, indent=2)
         f.write("\n")
     os.replace(sidecar + ".tmp", sidecar)
-    log(f"wrote {size / 1e6:.1f} MB ({n_lines} lines, {n} layers) in {meta['total_s']:.0f}s "
-        f"(final compile {meta['compile_s']:.0f}s), jax {jax.__version__}")
+    log(f"wrote {size / 1e6:.1f} MB ({n_lines} lines, {n} layers) in {meta['total_s']:.0f}s total; "
+        f"final module: {_fmt_info(final)}; jax {jax.__version__}")
     print(out)
     return 0
 
