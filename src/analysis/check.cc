@@ -172,6 +172,12 @@ class Checker {
   std::string Named(const HloInstruction* instr) const;
   // A value in the user's terms: "argument 0 (buf)", "carry 1 of while.4".
   std::string DescribeValue(const HloPosition& pos) const;
+  // The position under which the buffer assignment lists the value at
+  // `pos`. XLA's dataflow drops phis that resolve to one value (a while
+  // carry the body passes through, a conditional whose branches agree), so
+  // look at what flows into them: the loop's init and body root, the
+  // branches' roots. Returns `pos` when nothing better is listed.
+  HloPosition ListedValue(const HloPosition& pos) const;
 
   // Updates -----------------------------------------------------------------
   void AddUpdates(const HloInstruction* instr);
@@ -218,6 +224,31 @@ std::string Checker::DescribeValue(const HloPosition& pos) const {
   if (i->opcode() == HloOpcode::kWhile && !pos.index.empty())
     return fmt::format("carry {} of {} (after the loop)", pos.index[0], i->name());
   return pos.ToString();
+}
+
+HloPosition Checker::ListedValue(const HloPosition& pos) const {
+  const BufferAssignment* ba = options_.buffer_assignment;
+  if (!ba) return pos;
+  std::vector<HloPosition> work = {pos};
+  for (size_t k = 0; k < work.size() && k < 32; ++k) {
+    HloPosition p = work[k];
+    if (ba->SliceOf(p.instruction->name(), p.index)) return p;
+    const HloInstruction* i = p.instruction;
+    if (i->opcode() == HloOpcode::kWhile || i->opcode() == HloOpcode::kParameter) {
+      HloPosition init = LoopInitOf(p);
+      if (!(init == p)) work.push_back(init);
+      const HloInstruction* loop = i->opcode() == HloOpcode::kWhile ? i : nullptr;
+      if (!loop && !i->parent()->callers().empty() &&
+          i->parent()->callers()[0]->opcode() == HloOpcode::kWhile)
+        loop = i->parent()->callers()[0];
+      if (loop && loop->while_body())
+        work.push_back(DefiningPosition(loop->while_body()->root_instruction(), p.index));
+    } else if (i->opcode() == HloOpcode::kConditional) {
+      for (const CalledComputation& cc : i->called_computations())
+        work.push_back(DefiningPosition(cc.computation->root_instruction(), p.index));
+    }
+  }
+  return pos;
 }
 
 const CopySite* Checker::CopyUnder(HloPosition pos) const {
@@ -526,23 +557,24 @@ void Checker::ConfirmInPlace(const HloInstruction* out_instr, const ShapeIndex& 
                              const HloPosition& operand_value, UpdateFinding* u) const {
   const BufferAssignment* ba = options_.buffer_assignment;
   if (!ba) return;
-  std::optional<bool> same = ba->SameSlice(out_instr->name(), out_index,
-                                           operand_value.instruction->name(), operand_value.index);
-  HloPosition out{out_instr, out_index};
+  HloPosition out = ListedValue({out_instr, out_index});
+  HloPosition in = ListedValue(operand_value);
+  std::optional<bool> same = ba->SameSlice(out.instruction->name(), out.index,
+                                           in.instruction->name(), in.index);
   if (!same) {
     u->confirmation = fmt::format("{} or {} not in the buffer assignment", out.ToString(),
-                                  operand_value.ToString());
+                                  in.ToString());
     return;
   }
   bool shares = *same;
   bool claim_shares = u->verdict == UpdateVerdict::kInPlace ||
                       u->verdict == UpdateVerdict::kInPlaceOnCopy;
   u->confirmed = shares == claim_shares;
-  std::optional<Slice> so = ba->SliceOf(out_instr->name(), out_index);
-  std::optional<Slice> si = ba->SliceOf(operand_value.instruction->name(), operand_value.index);
+  std::optional<Slice> so = ba->SliceOf(out.instruction->name(), out.index);
+  std::optional<Slice> si = ba->SliceOf(in.instruction->name(), in.index);
   u->confirmation = fmt::format("{} at allocation {} offset {}; {} at allocation {} offset {}",
                                 out.ToString(), so->allocation, so->offset,
-                                operand_value.ToString(), si->allocation, si->offset);
+                                in.ToString(), si->allocation, si->offset);
 }
 
 // §2.7-3: XLA's CPU/GPU emitters update a DUS fusion in place only when
@@ -732,9 +764,13 @@ void Checker::AddFusedUpdates(const HloInstruction* fusion) {
               with = v.ToString();
             }
           }
-          u.confirmed = !shares;
-          u.confirmation = shares ? fmt::format("XLA placed {} in the buffer of {} (may-alias reuse)",
-                                                fusion->name(), with)
+          // The claim is "no in-place pair: the kernel writes the whole
+          // buffer". XLA may still put that output in the slice of an
+          // operand that dies here (may-alias reuse of an element-wise
+          // fusion): same memory, but every byte is rewritten.
+          u.confirmed = true;
+          u.confirmation = shares ? fmt::format("XLA reused the slice of {} for {} (may-alias reuse of a dying operand); the whole buffer is still rewritten",
+                                                with, fusion->name())
                                   : fmt::format("{} at allocation {} offset {} shares no operand's slice",
                                                 fusion->name(), mine->allocation, mine->offset);
         }
