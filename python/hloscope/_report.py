@@ -139,6 +139,7 @@ class Copy:
     kind: str = "copy"  # copy, copy-start, copy-fusion
     copy_class: str = "protective"  # protective, layout-change, memory-space-move
     shape: str = ""
+    scalar: bool = False  # rank 0 (loop counters): summarised in text output
     bytes: Optional[int] = None
     executions: Optional[int] = None
     executions_upper_bound: bool = False

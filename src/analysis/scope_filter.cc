@@ -1,6 +1,8 @@
 #include "hloscope/analysis/scope_filter.h"
 
+#include <algorithm>
 #include <array>
+#include <set>
 
 namespace hloscope {
 namespace {
@@ -139,6 +141,31 @@ bool MatchesScope(std::string_view op_name, std::string_view scope) {
     if (w == want.size()) return true;
   }
   return false;
+}
+
+void FilterFindingsByScope(ModuleCheck* check, std::string_view scope) {
+  if (scope.empty()) return;
+  auto in_scope = [&](const std::optional<SourceLocation>& s) {
+    return s && MatchesScope(s->op_name, scope);
+  };
+  // A copy belongs to the scope of an update it feeds, too (copies have no
+  // op_name of their own).
+  std::set<std::string> updates_in_scope;
+  for (const UpdateFinding& u : check->updates)
+    if (in_scope(u.source))
+      updates_in_scope.insert(u.fusion ? u.instruction + " (in " + *u.fusion + ")" : u.instruction);
+  std::set<std::string> loops;
+  std::erase_if(check->copies, [&](const CopyFinding& c) {
+    if (in_scope(c.source)) return false;
+    for (const std::string& f : c.feeds)
+      if (updates_in_scope.count(f)) return false;
+    return true;
+  });
+  std::erase_if(check->updates, [&](const UpdateFinding& u) { return !in_scope(u.source); });
+  for (const CopyFinding& c : check->copies) loops.insert(c.enclosing_loops.begin(), c.enclosing_loops.end());
+  std::erase_if(check->loops, [&](const LoopFinding& l) {
+    return !in_scope(l.source) && !loops.count(l.instruction);
+  });
 }
 
 }  // namespace hloscope

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <fstream>
 #include <set>
+#include <tuple>
 #include <sys/stat.h>
 
 #include <fmt/format.h>
@@ -222,6 +223,20 @@ SourceIndex::SourceIndex(const HloModule& module, const ModuleCheck* check,
     for (const HloInstruction* instr : comp->instructions()) instrs_[instr->id()] = instr;
   instrs_.erase(std::remove(instrs_.begin(), instrs_.end(), nullptr), instrs_.end());
 
+  // Inline source_file/source_line carry no function name; when the module
+  // still prints its FileLocations table (as the inline-frames dump does),
+  // the row with the same file, line and column names the function.
+  std::map<std::tuple<std::string, int64_t, int64_t>, std::string> function_at;
+  const StackFrameIndex& tables = module.stack_frames();
+  for (const FileLocation& fl : tables.file_locations) {
+    if (fl.file_name_id < 1 || fl.file_name_id > static_cast<int64_t>(tables.file_names.size()) ||
+        fl.function_name_id < 1 ||
+        fl.function_name_id > static_cast<int64_t>(tables.function_names.size()))
+      continue;
+    function_at.emplace(std::make_tuple(CUnescape(tables.file_names[fl.file_name_id - 1]), fl.line, fl.column),
+                        CUnescape(tables.function_names[fl.function_name_id - 1]));
+  }
+
   // Own metadata, resolved once per distinct frame / inline location.
   for (const HloInstruction* instr : instrs_) {
     const OpMetadata* md = instr->metadata();
@@ -236,6 +251,10 @@ SourceIndex::SourceIndex(const HloModule& module, const ModuleCheck* check,
       std::optional<SourceLocation> loc = ResolveSource(module, *instr, options);
       if (!loc) continue;
       loc->op_name.clear();
+      if (loc->function.empty() && !loc->file.empty()) {
+        auto fn = function_at.find(std::make_tuple(loc->file, loc->line, loc->column));
+        if (fn != function_at.end()) loc->function = fn->second;
+      }
       id = Intern(key, std::move(*loc));
     }
     entry_of_[instr->id()] = id;

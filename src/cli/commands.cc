@@ -7,6 +7,7 @@
 
 #include "hloscope/analysis/check.h"
 #include "hloscope/analysis/module_stats.h"
+#include "hloscope/analysis/scope_filter.h"
 #include "hloscope/parser/buffer_assignment.h"
 #include "hloscope/report/render_check.h"
 #include "hloscope/ir/printer.h"
@@ -57,6 +58,7 @@ struct CheckFlags {
   std::optional<int64_t> max_copy_bytes;
   std::optional<int64_t> max_copies;
   int64_t min_copy_bytes_shown = 0;
+  std::string scope;
 };
 
 // The --fail-on / --max-* budget: one line per broken rule.
@@ -122,6 +124,7 @@ int RunCheck(const CheckFlags& flags) {
       options.buffer_assignment_path = ba_path;
     }
     results.push_back(CheckModule(*m, options));
+    if (!flags.scope.empty()) FilterFindingsByScope(&results.back(), flags.scope);
   }
   RenderOptions render;
   render.min_copy_bytes_shown = flags.min_copy_bytes_shown;
@@ -166,6 +169,7 @@ Subcommand AddCheckCommand(CLI::App& app) {
   check->add_option("--max-copies", f.max_copies, "exit 1 if there are more than N copies");
   check->add_option("--min-copy-bytes", f.min_copy_bytes_shown,
                     "list only copies moving at least N bytes per call (text)");
+  check->add_option("--scope", f.scope, "only findings inside this jax.named_scope path");
   return {check, [flags] { return RunCheck(*flags); }};
 }
 

@@ -213,7 +213,9 @@ void HloParserImpl::DecodeAttribute(HloInstruction* instr,
     auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), index);
     if (ec != std::errc() || ptr != v.data() + v.size() || index < 0)
       Error(offset, "expected a non-negative integer after 'index='");
-    instr->int_attr_ = index;
+    if (index > INT32_MAX)  // the IR keeps it in 32 bits
+      Error(offset, fmt::format("tuple index {} out of range", index));
+    instr->int_attr_ = static_cast<int32_t>(index);
   } else if (n == "kind" && instr->opcode_ == HloOpcode::kFusion) {
     instr->fusion_kind_ = v == "kLoop"     ? FusionKind::kLoop
                           : v == "kInput"  ? FusionKind::kInput

@@ -341,7 +341,11 @@ HloInstruction* HloParserImpl::ParseInstruction(HloComputation* comp, bool neste
     ++p_;
     SkipSpace();
     size_t num_start = p_;
-    instr->int_attr_ = ParseInt64();
+    int64_t number = ParseInt64();
+    // Checked before it is stored: the IR keeps it in 32 bits.
+    if (number < 0 || number > 1'000'000)
+      Error(num_start, fmt::format("parameter number {} out of range", number));
+    instr->int_attr_ = static_cast<int32_t>(number);
     instr->operand_text_ = s_.substr(num_start, p_ - num_start);
     Expect(')', "after the parameter number");
   } else if (op == HloOpcode::kConstant) {

@@ -59,10 +59,17 @@ size_t HloParserImpl::ScanShapeEnd(size_t start, int depth) {
   if (i - start == 1 && first == 'b' && PeekAt(i) == '(')
     return ScanShapeEnd(i, depth + 1);
   if (PeekAt(i) != '[') return start;  // not a shape
-  size_t close = s_.find(']', i);
-  if (close == std::string_view::npos)
-    Error(i, "unbalanced '[' in shape: no matching ']' before end of input");
-  i = close + 1;
+  // The dimensions end at ']'; stop early at characters they cannot hold,
+  // so that a missing ']' does not send the scan through the whole file.
+  ++i;
+  while (i < s_.size() && s_[i] != ']' && s_[i] != '\n' && s_[i] != '(' &&
+         s_[i] != ')' && s_[i] != '{' && s_[i] != '}' && s_[i] != '[')
+    ++i;
+  if (PeekAt(i) != ']') {
+    p_ = i;
+    ErrorExpected("']' to close the dimensions");
+  }
+  ++i;
   // A '{' right after the dimensions is a layout when an integer, ':' or
   // '}' follows (spaces allowed, as XLA's lexer skips them); `-> f32[2] {`
   // opens a computation instead.
@@ -71,14 +78,17 @@ size_t HloParserImpl::ScanShapeEnd(size_t start, int depth) {
     while (PeekAt(k) == ' ') ++k;
     char n = PeekAt(k);
     if (IsDigit(n) || n == ':' || n == '}') {
-      size_t end = s_.find('}', i);
-      if (end == std::string_view::npos)
-        Error(i, "unbalanced '{' in layout: no matching '}' before end of input");
       // Layouts nest braces only inside P(...) (the shape of the memory
-      // space's pointee); look for it before the first '}' only, so that
-      // this stays linear in the shape's length.
-      if (s_.substr(i, end - i).find("P(") != std::string_view::npos)
-        return ScanBalanced(i);
+      // space's pointee).
+      size_t end = i + 1;
+      while (end < s_.size() && s_[end] != '}' && s_[end] != '{' && s_[end] != '\n') {
+        if (s_[end] == 'P' && PeekAt(end + 1) == '(') return ScanBalanced(i);
+        ++end;
+      }
+      if (PeekAt(end) != '}') {
+        p_ = end;
+        ErrorExpected("'}' to close the layout");
+      }
       i = end + 1;
     }
   }

@@ -58,12 +58,27 @@ std::vector<std::string> Details(const LineFacts& f) {
                               HumanBytes(c->total_bytes), CopyCauseName(c->cause), via));
   }
   for (const std::string& u : UpdateSummaryLines(f.updates)) out.push_back("update " + u);
-  std::set<std::pair<std::string, std::string>> seen;
+  // Reads, merged per (value, reader): the copies they force.
+  std::vector<std::pair<const LineRead*, std::vector<const CopyFinding*>>> reads;
   for (const LineRead& r : f.reads) {
-    if (!seen.insert({r.copy->copied_from, r.copy->instruction}).second) continue;
+    auto it = std::find_if(reads.begin(), reads.end(), [&](const auto& p) {
+      return p.first->reader == r.reader && p.first->copy->copied_from == r.copy->copied_from;
+    });
+    if (it == reads.end()) reads.push_back({&r, {r.copy}});
+    else if (std::find(it->second.begin(), it->second.end(), r.copy) == it->second.end())
+      it->second.push_back(r.copy);
+  }
+  for (const auto& [r, copies] : reads) {
+    std::vector<std::string> names;
+    std::optional<int64_t> total = 0;
+    for (const CopyFinding* c : copies) {
+      names.push_back(c->instruction);
+      if (total && c->total_bytes) *total += *c->total_bytes;
+      else total = std::nullopt;
+    }
     out.push_back(fmt::format("reads {} after its in-place update ({}) → forces {} ({} per call)",
-                              r.copy->copied_from, r.reader->name(), r.copy->instruction,
-                              HumanBytes(r.copy->total_bytes)));
+                              r->copy->copied_from, r->reader->name(), fmt::join(names, ", "),
+                              HumanBytes(total)));
   }
   return out;
 }

@@ -1,5 +1,6 @@
 #include "hloscope/report/render_where.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -107,6 +108,13 @@ WhereModule FindWhere(const ModuleAnalysis& a, const WhereOptions& options) {
   q.spec = options.spec;
   q.scope = options.scope;
   w.lines = CollectLineFacts(a.index, a.counts, a.check, q);
+  if (w.lines.empty() && q.spec && Basename(q.spec->file) != q.spec->file) {
+    q.spec->file = std::string(Basename(q.spec->file));
+    w.lines = CollectLineFacts(a.index, a.counts, a.check, q);
+    if (!w.lines.empty())
+      w.note = fmt::format("no file path ends with {}; matched by the file name {} only",
+                           options.spec->file, q.spec->file);
+  }
   if (w.lines.empty() && options.spec) {
     if (!options.spec->function.empty() || options.spec->file.empty()) {
       std::set<std::string> fns;
@@ -114,16 +122,19 @@ WhereModule FindWhere(const ModuleAnalysis& a, const WhereOptions& options) {
         if (auto loc = a.index.Of(*i); loc && !loc->function.empty()) fns.insert(loc->function);
       std::vector<std::string> v(fns.begin(), fns.end());
       if (v.size() > 12) v.resize(12);
-      w.nearby = fmt::format("functions: {}", fmt::join(v, ", "));
+      w.nearby = v.empty() ? "the metadata names no functions; ask for FILE:LINE"
+                           : fmt::format("functions with instructions: {}", fmt::join(v, ", "));
     } else {
       LineSpec file_only;
+      file_only.text = options.spec->file;
       file_only.file = options.spec->file;
       std::map<std::string, std::set<int64_t>> lines;
       for (const HloInstruction* i : a.index.Find(file_only, options.scope))
         if (auto loc = a.index.Of(*i)) lines[loc->file].insert(loc->line);
       std::vector<std::string> parts;
       for (auto& [f, s] : lines) parts.push_back(FormatLineSet(f, {s.begin(), s.end()}));
-      w.nearby = fmt::format("{}", fmt::join(parts, "; "));
+      w.nearby = parts.empty() ? fmt::format("no instruction comes from {}", options.spec->file)
+                               : fmt::format("lines with instructions: {}", fmt::join(parts, "; "));
     }
   }
   return w;
@@ -140,9 +151,10 @@ void RenderWhereText(const std::vector<WhereModule>& modules, const WhereOptions
     out << fmt::format("{}: {} instruction{} from {} source line{} match {}\n", a.module.name(), n,
                        n == 1 ? "" : "s", w.lines.size(), w.lines.size() == 1 ? "" : "s",
                        QueryText(options));
+    if (!w.note.empty()) out << fmt::format("  ({})\n", w.note);
     if (w.lines.empty()) {
       if (!w.nearby.empty())
-        out << fmt::format("  nothing there; lines with instructions: {}\n", w.nearby);
+        out << fmt::format("  nothing there; {}\n", w.nearby);
       continue;
     }
     for (const LineFacts& f : w.lines) {
@@ -157,9 +169,16 @@ void RenderWhereText(const std::vector<WhereModule>& modules, const WhereOptions
         out << fmt::format("          {}\n", c->cause_detail);
       }
       for (const std::string& u : UpdateSummaryLines(f.updates)) out << fmt::format("  update  {}\n", u);
-      for (const LineRead& r : f.reads)
-        out << fmt::format("  read    {} reads {} after it is updated in place: this forces {}\n",
-                           r.reader->name(), r.copy->copied_from, r.copy->instruction);
+      std::vector<std::pair<std::string, std::vector<std::string>>> reads;  // (reader+value, copies)
+      for (const LineRead& r : f.reads) {
+        std::string key = fmt::format("{} reads {}", r.reader->name(), r.copy->copied_from);
+        auto it = std::find_if(reads.begin(), reads.end(), [&](const auto& p) { return p.first == key; });
+        if (it == reads.end()) reads.push_back({key, {r.copy->instruction}});
+        else it->second.push_back(r.copy->instruction);
+      }
+      for (const auto& [key, copies] : reads)
+        out << fmt::format("  read    {} after it is updated in place: this forces {}\n", key,
+                           fmt::join(copies, ", "));
       // Instructions grouped by kernel / computation, in order of appearance.
       std::vector<const void*> order;
       std::map<const void*, std::vector<const LineInstruction*>> groups;
@@ -271,6 +290,7 @@ Json WhereToJson(const std::vector<WhereModule>& modules, const WhereOptions& op
       jm["lines"].push_back(std::move(jl));
     }
     jm["nearby"] = w.nearby.empty() ? Json(nullptr) : Json(w.nearby);
+    jm["note"] = w.note.empty() ? Json(nullptr) : Json(w.note);
     doc["modules"].push_back(std::move(jm));
   }
   return doc;

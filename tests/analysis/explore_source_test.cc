@@ -158,7 +158,9 @@ TEST_P(ExploreSourceFixture, EveryInstructionResolvesToItsProgramLine) {
                         text->find("scan(") != std::string::npos;
         EXPECT_TRUE(expected) << *text;
       }
-      if (prim == "dot_general") EXPECT_NE(text->find('@'), std::string::npos) << *text;
+      if (prim == "dot_general") {
+        EXPECT_NE(text->find('@'), std::string::npos) << *text;
+      }
     }
     EXPECT_EQ(resolved, with_metadata);
     // Only programs that merely pass arguments through have nothing to resolve.
@@ -166,7 +168,9 @@ TEST_P(ExploreSourceFixture, EveryInstructionResolvesToItsProgramLine) {
     for (const HloInstruction* i : index.instructions())
       computes |= i->opcode() != HloOpcode::kParameter && i->opcode() != HloOpcode::kCopy &&
                   i->opcode() != HloOpcode::kTuple;
-    if (computes) EXPECT_GT(with_metadata, 0);
+    if (computes) {
+      EXPECT_GT(with_metadata, 0);
+    }
   }
 }
 
@@ -421,6 +425,35 @@ TEST(ExploreScope, ScopesOfARealTrainStep) {
   }
   EXPECT_TRUE(fwd);
   EXPECT_TRUE(bwd);
+}
+
+// `check --scope`: the copy forced by a read after `.at[i].set` inside
+// named_scope("update") stays, with its update and loop.
+TEST(ExploreScope, FilterCheckFindings) {
+  auto module = Parse(kFixtures / "scoped_cond_remat" / "module.hlo.txt");
+  ASSERT_TRUE(module);
+  ModuleCheck all = CheckModule(*module);
+  ModuleCheck in = all;
+  FilterFindingsByScope(&in, "update");
+  ASSERT_EQ(in.updates.size(), 1u);
+  EXPECT_EQ(in.updates[0].instruction, "dynamic-update-slice.2");
+  std::set<std::string> copies;
+  for (const CopyFinding& c : in.copies) copies.insert(c.instruction);
+  for (const CopyFinding& c : all.copies)
+    if (c.bytes && *c.bytes >= 64) {
+      EXPECT_TRUE(copies.count(c.instruction)) << c.instruction;
+    }
+  EXPECT_LT(in.copies.size(), all.copies.size());
+  ASSERT_EQ(in.loops.size(), 1u);
+  EXPECT_EQ(in.parameters.size(), all.parameters.size());
+  ModuleCheck none = all;
+  FilterFindingsByScope(&none, "no_such_scope");
+  EXPECT_TRUE(none.copies.empty());
+  EXPECT_TRUE(none.updates.empty());
+  EXPECT_TRUE(none.loops.empty());
+  ModuleCheck same = all;
+  FilterFindingsByScope(&same, "");
+  EXPECT_EQ(same.copies.size(), all.copies.size());
 }
 
 }  // namespace

@@ -88,7 +88,10 @@ TEST(DiagnosticsTest, UnbalancedBrackets) {
             "input");
   // Unclosed dimensions.
   EXPECT_EQ(ParseErrorLine("ENTRY e {\n  ROOT p = f32[4 parameter(0)\n}\n"),
-            "2:15: error: unbalanced '[' in shape: no matching ']' before end of input");
+            "2:27: error: expected ']' to close the dimensions, found '('");
+  // Unclosed layout.
+  EXPECT_EQ(ParseErrorLine("ENTRY e {\n  ROOT p = f32[4]{0 parameter(0)\n}\n"),
+            "2:33: error: expected '}' to close the layout, found end of line");
 }
 
 TEST(DiagnosticsTest, StringsAndComments) {
@@ -112,7 +115,13 @@ TEST(DiagnosticsTest, StructuralErrors) {
   EXPECT_EQ(ParseErrorLine("ENTRY e {\n  a = f32[] parameter(0)\n  b = f32[] parameter(0)\n}\n"),
             "3:3: error: duplicate parameter number 0 in computation 'e'");
   EXPECT_EQ(ParseErrorLine("ENTRY e {\n  ROOT a = f32[] parameter(-1)\n}\n"),
-            "2:8: error: parameter number -1 out of range");
+            "2:28: error: parameter number -1 out of range");
+  // Regression: numbers beyond 32 bits must not wrap around to valid ones.
+  EXPECT_EQ(ParseErrorLine("ENTRY e {\n  ROOT a = f32[] parameter(4294967297)\n}\n"),
+            "2:28: error: parameter number 4294967297 out of range");
+  EXPECT_EQ(ParseErrorLine("ENTRY e {\n  p = (f32[]) parameter(0)\n"
+                           "  ROOT g = f32[] get-tuple-element(p), index=4294967296\n}\n"),
+            "3:46: error: tuple index 4294967296 out of range");
   EXPECT_EQ(ParseErrorLine("ENTRY e {\n  ROOT a f32[] parameter(0)\n}\n"),
             "2:10: error: expected '=' after instruction name 'a', found 'f'");
   EXPECT_EQ(ParseErrorLine("ENTRY e {\n  ROOT a = f32[] parameter\n}\n"),

@@ -115,6 +115,46 @@ ENTRY e {
 })");
 }
 
+// The round-trip checks are only as good as DiffModules: it must notice a
+// change in any compared field.
+TEST(PrinterTest, DiffModulesSeesEveryKindOfDifference) {
+  const std::string base = R"(HloModule m
+FileNames
+1 "a.py"
+c {
+  ROOT x = f32[] parameter(0)
+}
+ENTRY e {
+  p = f32[2]{0} parameter(0)
+  ROOT n = f32[2]{0} negate(p), metadata={op_name="n" stack_frame_id=1}, to_apply=c
+})";
+  auto a = ParseOne(base);
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(DiffModules(*a, *ParseOne(base)), "");
+  for (auto [from, to] : std::vector<std::pair<std::string, std::string>>{
+           {"HloModule m", "HloModule m2"},
+           {"HloModule m", "HloModule m, is_scheduled=true"},
+           {"\"a.py\"", "\"b.py\""},
+           {"f32[2]{0} negate", "f32[2]{1} negate"},
+           {"negate(p)", "abs(p)"},
+           {"op_name=\"n\"", "op_name=\"m\""},
+           {"stack_frame_id=1", "stack_frame_id=2"},
+           {"to_apply=c", "calls=c"},
+           {"  p = f32[2]{0} parameter(0)\n  ROOT n", "  ROOT p = f32[2]{0} parameter(0)\n  n"},
+           {"c {\n  ROOT x = f32[] parameter(0)\n}\nENTRY e {",
+            "ENTRY c {\n  ROOT x = f32[] parameter(0)\n}\ne {"},
+           {"parameter(0)\n  ROOT n", "parameter(0)\n  q = f32[] constant(1)\n  ROOT n"},
+       }) {
+    std::string changed = base;
+    size_t at = changed.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    changed.replace(at, from.size(), to);
+    auto b = ParseOne(changed);
+    ASSERT_NE(b, nullptr) << changed;
+    EXPECT_NE(DiffModules(*a, *b), "") << from << " -> " << to;
+  }
+}
+
 TEST(PrinterTest, PrintInstruction) {
   auto m = ParseOne(R"(
 ENTRY e {

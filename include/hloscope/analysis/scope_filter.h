@@ -23,6 +23,8 @@
 #include <string_view>
 #include <vector>
 
+#include "hloscope/analysis/findings.h"
+
 namespace hloscope {
 
 // True when `scope` (one or more '/'-separated segments) occurs in op_name.
@@ -44,6 +46,12 @@ std::vector<ScopeSegment> SplitOpName(std::string_view op_name);
 // The user's named scopes in op_name (segments that are not JAX wrappers,
 // without the trailing primitive), e.g. "grad_step/encoder".
 std::string UserScopePath(std::string_view op_name);
+
+// `check --scope`: keeps the updates whose source op_name lies in `scope`,
+// the copies whose (attributed) op_name does or that feed a kept update,
+// and the loops that match or hold a kept copy.
+// Parameters are kept. An empty scope keeps everything.
+void FilterFindingsByScope(ModuleCheck* check, std::string_view scope);
 
 }  // namespace hloscope
 

@@ -29,6 +29,9 @@ struct WhereModule {
   // Lines of the asked-for file that do have instructions (shown when
   // nothing matched), e.g. "loops.py:44-46,50".
   std::string nearby;
+  // Set when the file was matched by its name only: a path from another
+  // machine ("/home/me/proj/train.py" vs "/cluster/job/proj/train.py").
+  std::string note;
 };
 
 WhereModule FindWhere(const ModuleAnalysis& analysis, const WhereOptions& options);

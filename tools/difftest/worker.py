@@ -1,0 +1,46 @@
+"""Compile server: `python3 -m difftest.worker` (cwd tools/) reads one JSON request per line on stdin
+and answers one JSON line on its original stdout.  It imports JAX once; when XLA aborts the process
+(a CHECK failure in the compiler), the parent sees EOF, records the program as rejected and starts
+a fresh worker.
+
+    {"src": SOURCE, "out": DIR}  -> {"ok": true} | {"error": "Type: message"}   (runs SOURCE's dump(DIR))
+    {"version": true}            -> {"jax": "...", "jaxlib": "..."}
+"""
+import json
+import os
+import sys
+
+
+def main() -> int:
+    proto = os.fdopen(os.dup(1), "w")
+    os.dup2(2, 1)  # anything JAX prints goes to stderr, never into the protocol
+    os.environ["JAX_PLATFORMS"] = "cpu"
+    os.environ.pop("XLA_FLAGS", None)
+    import warnings
+    warnings.filterwarnings("ignore")
+    import jax
+    import jaxlib
+    n = 0
+    for line in sys.stdin:
+        req = json.loads(line)
+        if req.get("version"):
+            resp = {"jax": jax.__version__, "jaxlib": jaxlib.__version__}
+        else:
+            try:
+                ns = {"__name__": "difftest_program", "__file__": "program.py"}
+                exec(compile(req["src"], "program.py", "exec"), ns)
+                ns["dump"](req["out"])
+                resp = {"ok": True}
+            except Exception as e:  # JAX rejected the program
+                msg = str(e).strip().splitlines()[0] if str(e).strip() else ""
+                resp = {"error": f"{type(e).__name__}: {msg}"[:300]}
+            n += 1
+            if n % 100 == 0:
+                jax.clear_caches()
+        proto.write(json.dumps(resp) + "\n")
+        proto.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
