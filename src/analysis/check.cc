@@ -744,6 +744,10 @@ void Checker::AddFusedUpdates(const HloInstruction* fusion) {
     }
     const BufferAssignment* ba = options_.buffer_assignment;
     if (out != outputs.end()) {
+      // The buffer written is the fusion's output (e.g. bf16), not the
+      // fused update's own shape (the f32 it computes in).
+      if (const Shape* written = fusion->shape().Subshape(out->second))
+        u.buffer_bytes = ByteSizeOf(*written);
       u.verdict = UpdateVerdict::kOutOfPlace;
       u.bytes_written = u.buffer_bytes;
       const HloInstruction* op0 = inner->operand(0);
