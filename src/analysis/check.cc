@@ -920,13 +920,14 @@ ModuleCheck Checker::Run() {
           via->via = "copied value";
         }
       }
-      if (!via && !f.enclosing_loops.empty()) {
-        for (const HloComputation* c : module_.computations())
-          for (const HloInstruction* i : c->instructions())
-            if (i->name() == f.enclosing_loops.front() && i->opcode() == HloOpcode::kWhile) {
-              via = Source(i);
-              if (via) via->via = "loop";
-            }
+      if (!via) {
+        // The innermost loop, already known from the call graph: no need to
+        // search the module for it by name.
+        std::vector<const HloInstruction*> loops = counts_.EnclosingLoops(s.instr->parent());
+        if (!loops.empty()) {
+          via = Source(loops.front());
+          if (via) via->via = "loop";
+        }
       }
       if (via) f.source = via;
     }
