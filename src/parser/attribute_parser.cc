@@ -43,7 +43,7 @@ void HloParserImpl::ParseAttributes(HloInstruction* instr) {
     ++p_;
     SkipSpace();
     size_t name_start = p_;
-    while (p_ < s_.size() && IsIdentChar(s_[p_])) ++p_;
+    p_ = IdentEnd(s_.data(), p_);
     if (p_ == name_start) ErrorExpected("an attribute name");
     std::string_view name = s_.substr(name_start, p_ - name_start);
     if (Peek() != '=') ErrorExpected(fmt::format("'=' after attribute '{}'", name));
@@ -83,6 +83,7 @@ void HloParserImpl::ParseAttributes(HloInstruction* instr) {
             {&calls[i], call_names_[call_base + i], call_offsets_[call_base + i]});
     }
     instr->called_ = calls;
+    call_sites_.push_back(instr);
     call_scratch_.resize(call_base);
     call_names_.resize(call_base);
     call_offsets_.resize(call_base);
@@ -91,7 +92,7 @@ void HloParserImpl::ParseAttributes(HloInstruction* instr) {
     std::vector<HloInstruction*> preds(control_scratch_.size() - ctrl_base, nullptr);
     std::span<HloInstruction*> span = module_->arena_.CopyOf<HloInstruction*>(preds);
     for (size_t i = ctrl_base; i < control_scratch_.size(); ++i)
-      pending_operands_.push_back({&span[i - ctrl_base], control_scratch_[i].first,
+      body_->pending_operands.push_back({&span[i - ctrl_base], control_scratch_[i].first,
                                    control_scratch_[i].second});
     instr->control_predecessors_ = span;
     control_scratch_.resize(ctrl_base);
@@ -113,7 +114,7 @@ bool HloParserImpl::ParseInlineComputation(HloInstruction* instr,
     ++k;
   size_t n = k;
   if (PeekAt(n) == '%') ++n;
-  while (n < s_.size() && IsIdentChar(s_[n])) ++n;
+  n = IdentEnd(s_.data(), n);
   while (n < s_.size() && s_[n] == ' ') ++n;
   bool looks_like_instruction =
       n > k && (PeekAt(n) == '=' ||
@@ -182,12 +183,16 @@ void HloParserImpl::DecodeAttribute(HloInstruction* instr,
     if (v.empty() || v[0] != '{') Error(offset, "expected '{' after metadata=");
     // Identical metadata text is parsed once per module and shared: most
     // instructions repeat a few op_name/stack_frame_id combinations.
-    if (const OpMetadata** seen = metadata_pool_.Find(v)) {
-      instr->metadata_ = *seen;
-    } else {
-      instr->metadata_ = ParseMetadata(v, offset);
-      metadata_pool_.Insert(v, instr->metadata_);
+    // Neighbouring instructions often come from the same source op: compare
+    // with the previous text (in cache) before hashing.
+    if (v != last_metadata_text_) {
+      bool inserted;
+      const OpMetadata** slot = metadata_pool_.FindOrInsert(v, &inserted, /*refresh=*/true);
+      if (inserted) *slot = ParseMetadata(v, offset);  // inserts into no table
+      last_metadata_ = *slot;
+      last_metadata_text_ = v;
     }
+    instr->metadata_ = last_metadata_;
   } else if (n == "calls") {
     calls(CallRole::kCalls);
   } else if (n == "to_apply") {

@@ -24,7 +24,7 @@ void HloParserImpl::ParseModuleHeader() {
     ++p_;
     SkipSpace();
     size_t name_start = p_;
-    while (p_ < s_.size() && IsIdentChar(s_[p_])) ++p_;
+    p_ = IdentEnd(s_.data(), p_);
     if (p_ == name_start) ErrorExpected("a module attribute name");
     std::string_view name = s_.substr(name_start, p_ - name_start);
     if (Peek() != '=') ErrorExpected(fmt::format("'=' after '{}'", name));

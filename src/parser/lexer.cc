@@ -34,9 +34,10 @@ void HloParserImpl::SkipSpaceSlow() {
   while (p_ < n) {
     // Tight loop over whitespace (indentation, line ends) first.
     char c = data[p_];
-    if (c == ' ' || c == '\n' || c == '\t' || c == '\r') {
+    if (kCharClasses.bits[static_cast<unsigned char>(c)] & CharClasses::kWhitespace) {
+      // data[n] is the '\0' sentinel: no bounds check needed.
       ++p_;
-      while (p_ < n && (data[p_] == ' ' || data[p_] == '\n')) ++p_;
+      while (kCharClasses.bits[static_cast<unsigned char>(data[p_])] & CharClasses::kWhitespace) ++p_;
       continue;
     }
     if (c == '/' && p_ + 1 < s_.size()) {
@@ -84,14 +85,6 @@ bool HloParserImpl::ConsumeKeyword(std::string_view kw) {
     return true;
   }
   return false;
-}
-
-std::string_view HloParserImpl::ScanIdentifier() {
-  size_t start = p_;
-  if (!IsIdentStart(Peek())) return {};
-  ++p_;
-  while (p_ < s_.size() && IsIdentChar(s_[p_])) ++p_;
-  return s_.substr(start, p_ - start);
 }
 
 // name ::= ['%'] [A-Za-z_][A-Za-z0-9_.-]*

@@ -53,6 +53,7 @@ struct CharClasses {
   static constexpr uint8_t kIdentStart = 1, kIdentChar = 2;
   static constexpr uint8_t kSpaceOrSlash = 4;     // where SkipSpace has work
   static constexpr uint8_t kBalancedSpecial = 8;  // ()[]{}"/ for ScanBalanced
+  static constexpr uint8_t kWhitespace = 16;      // ' ' \n \t \r
   uint8_t bits[256] = {};
   constexpr CharClasses() {
     for (int c = 0; c < 256; ++c) {
@@ -62,7 +63,8 @@ struct CharClasses {
       bool special = c == '(' || c == ')' || c == '[' || c == ']' || c == '{' ||
                      c == '}' || c == '"' || c == '/';
       bits[c] = (start ? kIdentStart : 0) | (ident ? kIdentChar : 0) |
-                (space ? kSpaceOrSlash : 0) | (special ? kBalancedSpecial : 0);
+                (space ? kSpaceOrSlash : 0) | (special ? kBalancedSpecial : 0) |
+                (space && c != '/' ? kWhitespace : 0);
     }
   }
 };
@@ -74,6 +76,14 @@ inline bool IsIdentChar(char c) {
   return kCharClasses.bits[static_cast<unsigned char>(c)] & CharClasses::kIdentChar;
 }
 inline bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+
+// The end of the identifier characters from `i`. The input is a std::string,
+// so data[size] is a '\0' sentinel that ends the loop without a bounds check
+// (requires i <= size).
+inline size_t IdentEnd(const char* data, size_t i) {
+  while (kCharClasses.bits[static_cast<unsigned char>(data[i])] & CharClasses::kIdentChar) ++i;
+  return i;
+}
 
 // "'x'", "end of line", "byte 0x01": a character for an error message.
 std::string DescribeChar(char c);
@@ -108,19 +118,29 @@ class HloParserImpl {
   bool AtEnd() const { return p_ >= s_.size(); }
   char Peek() const { return p_ < s_.size() ? s_[p_] : '\0'; }
   char PeekAt(size_t i) const { return i < s_.size() ? s_[i] : '\0'; }
-  // Skips whitespace and comments. Inline fast path: most calls land on a
-  // token already.
+  // Skips whitespace and comments. Inline fast paths: most calls land on a
+  // token already or on the single space between two tokens. (p_ <= size
+  // always holds; s_[size] is the string's '\0'.)
   void SkipSpace() {
-    if (p_ < s_.size() &&
-        !(kCharClasses.bits[static_cast<unsigned char>(s_[p_])] & CharClasses::kSpaceOrSlash))
+    const unsigned char* d = reinterpret_cast<const unsigned char*>(s_.data());
+    if (!(kCharClasses.bits[d[p_]] & CharClasses::kSpaceOrSlash)) return;
+    if (d[p_] == ' ' && !(kCharClasses.bits[d[p_ + 1]] & CharClasses::kSpaceOrSlash)) {
+      ++p_;
       return;
+    }
     SkipSpaceSlow();
   }
   void SkipSpaceSlow();
   bool Consume(char c);
   void Expect(char c, std::string_view context);
   bool ConsumeKeyword(std::string_view kw);
-  std::string_view ScanIdentifier();                  // [A-Za-z_][A-Za-z0-9_.-]*
+  // [A-Za-z_][A-Za-z0-9_.-]* at p_, or empty.
+  std::string_view ScanIdentifier() {
+    size_t start = p_;
+    if (!IsIdentStart(s_.data()[p_])) return {};
+    p_ = IdentEnd(s_.data(), p_ + 1);
+    return {s_.data() + start, p_ - start};
+  }
   std::string_view ParseName(std::string_view what);  // ['%'] identifier
   int64_t ParseInt64();
   size_t ScanBalanced(size_t start);  // from an opening bracket to past its mate
@@ -164,6 +184,8 @@ class HloParserImpl {
   HloInstruction* ParseCompactGte(HloInstruction* user, std::string_view name,
                                   size_t at);
   void ResolveComputation(HloComputation* comp);
+  void FillUsers(HloComputation* comp);
+  void FillCallers();
   void StartModule(size_t offset);
   void FinishModule();
   std::string_view Synthesize(std::string name);
@@ -188,15 +210,26 @@ class HloParserImpl {
   std::vector<PendingCall> pending_calls_;
   std::vector<std::pair<HloComputation*, size_t>> entry_candidates_;
   NameTable<const OpMetadata*> metadata_pool_;  // metadata text -> parsed, per module
+  std::string_view last_metadata_text_;  // the previous instruction's, and
+  const OpMetadata* last_metadata_ = nullptr;  // its parse (this module's)
   NameTable<HloComputation*> computation_names_;
-  std::unordered_map<std::string_view, const Shape*> shape_pool_;
+  NameTable<const Shape*> shape_pool_;  // shape text -> interned, per module
   const Shape* unknown_shape_ = nullptr;
   uint32_t next_id_ = 0;
+  // Instructions with called computations, for filling callers().
+  std::vector<HloInstruction*> call_sites_;
 
-  // Per computation.
-  NameTable<HloInstruction*> instruction_names_;
-  std::vector<HloInstruction*> instructions_;
-  std::vector<PendingOperand> pending_operands_;
+  // Per computation being parsed. Inline computations (`calls={...}`) nest,
+  // so there is one state per nesting level, kept for reuse: most modules
+  // have thousands of small fused computations, and starting each with fresh
+  // tables and vectors cost a malloc/free cycle apiece.
+  struct BodyState {
+    NameTable<HloInstruction*> names;
+    std::vector<HloInstruction*> instructions;
+    std::vector<PendingOperand> pending_operands;
+  };
+  std::vector<std::unique_ptr<BodyState>> body_states_;
+  BodyState* body_ = nullptr;  // the innermost computation's state
 
   // Scratch buffers reused across instructions.
   std::vector<HloInstruction*> operand_scratch_;

@@ -55,7 +55,7 @@ size_t HloParserImpl::ScanShapeEnd(size_t start, int depth) {
   }
   // Array: type '[' dims ']' [layout]; b(...) buffers.
   if (!IsIdentStart(first)) return start;
-  while (i < s_.size() && IsIdentChar(s_[i])) ++i;
+  i = IdentEnd(s_.data(), i);
   if (i - start == 1 && first == 'b' && PeekAt(i) == '(')
     return ScanShapeEnd(i, depth + 1);
   if (PeekAt(i) != '[') return start;  // not a shape
@@ -110,10 +110,10 @@ const Shape* HloParserImpl::ParseShape() {
 
 const Shape* HloParserImpl::InternShape(size_t start, size_t end, int depth) {
   std::string_view key = s_.substr(start, end - start);
-  auto it = shape_pool_.find(key);
-  if (it != shape_pool_.end()) return it->second;
+  if (const Shape** found = shape_pool_.Find(key)) return *found;
+  // Not FindOrInsert: building a tuple interns its elements first.
   const Shape* shape = BuildShape(start, end, depth);
-  shape_pool_.emplace(key, shape);
+  shape_pool_.Insert(key, shape);
   return shape;
 }
 

@@ -57,7 +57,7 @@ class HloComputation {
   HloInstruction* root_ = nullptr;
   std::span<HloInstruction* const> instructions_;
   std::span<HloInstruction* const> parameters_;
-  std::span<HloInstruction* const> callers_;
+  PackedSpan<HloInstruction* const> callers_;
   uint64_t offset_ = 0;
   bool is_entry_ = false;
 };

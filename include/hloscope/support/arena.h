@@ -9,7 +9,6 @@
 #include <cstddef>
 #include <algorithm>
 #include <cstdint>
-#include <memory>
 #include <new>
 #include <span>
 #include <type_traits>
@@ -22,24 +21,13 @@ class Arena {
   Arena() = default;
   Arena(const Arena&) = delete;
   Arena& operator=(const Arena&) = delete;
+  ~Arena();
 
   void* Allocate(size_t bytes, size_t align) {
     size_t p = (used_ + align - 1) & ~(align - 1);
-    if (blocks_.empty() || p + bytes > block_size_) {
-      // Blocks grow from 4 KiB to 1 MiB: small modules (many per input)
-      // stay small, large ones pay few mallocs.
-      size_t next = blocks_.empty() ? kFirstBlockSize : std::min(block_size_ * 2, kBlockSize);
-      size_t size = bytes > next / 4 ? bytes + align : next;
-      // Not make_unique: that would zero every block.
-      blocks_.push_back(std::unique_ptr<std::byte[]>(new std::byte[size]));
-      block_size_ = size;
-      total_ += size;
-      p = (reinterpret_cast<uintptr_t>(blocks_.back().get()) + align - 1) &
-              ~(align - 1);
-      p -= reinterpret_cast<uintptr_t>(blocks_.back().get());
-    }
+    if (p + bytes > block_size_) return AllocateSlow(bytes, align);
     used_ = p + bytes;
-    return blocks_.back().get() + p;
+    return current_ + p;
   }
 
   template <typename T, typename... Args>
@@ -62,9 +50,15 @@ class Arena {
   size_t bytes_reserved() const { return total_; }
 
  private:
-  static constexpr size_t kFirstBlockSize = 4 << 10;
-  static constexpr size_t kBlockSize = 1 << 20;
-  std::vector<std::unique_ptr<std::byte[]>> blocks_;
+  struct Block {
+    std::byte* data;
+    size_t size;
+    bool mapped;  // from mmap (large blocks), else from operator new
+  };
+  void* AllocateSlow(size_t bytes, size_t align);
+
+  std::vector<Block> blocks_;
+  std::byte* current_ = nullptr;
   size_t block_size_ = 0;
   size_t used_ = 0;
   size_t total_ = 0;
