@@ -23,14 +23,14 @@ std::string PrintInstruction(const HloInstruction& instr) {
   }
   out += ')';
   for (const HloAttribute& a : instr.attributes())
-    out += fmt::format(", {}={}", a.name, a.value);
+    out += fmt::format(", {}={}", a.name.view(), a.value.view());
   return out;
 }
 
 std::string PrintModule(const HloModule& module, const PrintOptions& options) {
   std::string out = fmt::format("HloModule {}", module.name());
   for (const HloAttribute& a : module.attributes())
-    out += fmt::format(", {}={}", a.name, a.value);
+    out += fmt::format(", {}={}", a.name.view(), a.value.view());
   out += "\n\n";
   const StackFrameIndex& frames = module.stack_frames();
   if (options.print_stack_frames && !frames.empty()) {

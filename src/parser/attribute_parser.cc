@@ -61,7 +61,7 @@ void HloParserImpl::ParseAttributes(HloInstruction* instr) {
     }
     size_t v_end = ScanAttributeValue();
     HloAttribute attr{name, s_.substr(v_start, v_end - v_start)};
-    if (attr.value.find('\n') != std::string_view::npos) {
+    if (attr.value.view().find('\n') != std::string_view::npos) {
       multiline_value_ = v_start;
       multiline_attribute_ = name;
     }

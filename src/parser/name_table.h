@@ -85,6 +85,7 @@ class NameTable {
         s.tag = tag;
         s.value = V{};
         ++size_;
+        used_.push_back(static_cast<uint32_t>(i));
         *inserted = true;
         return &s.value;
       }
@@ -102,17 +103,18 @@ class NameTable {
     *FindOrInsert(key, &inserted) = value;
   }
 
-  // Forgets all entries but keeps the capacity for reuse.
+  // Forgets all entries but keeps the capacity for reuse. Only the used
+  // slots are visited: a table grown by one large computation is cleared
+  // after each of the thousands of small ones that follow it.
   void Clear() {
     if (size_ == 0) return;
-    // After one huge computation, don't clear its table for every small one
-    // that follows.
-    if (slots_.size() > 1024 && slots_.size() > 16 * size_) {
+    if (slots_.size() > (size_t{1} << 16) && slots_.size() > 16 * size_) {
+      // Give back the memory of a table grown for a huge computation.
       slots_.assign(kInitialSlots, Slot{});
-      size_ = 0;
-      return;
+    } else {
+      for (uint32_t i : used_) slots_[i].tag = 0;
     }
-    for (Slot& s : slots_) s.tag = 0;
+    used_.clear();
     size_ = 0;
   }
   size_t size() const { return size_; }
@@ -135,14 +137,17 @@ class NameTable {
     std::vector<Slot> old = std::move(slots_);
     slots_.assign(old.empty() ? kInitialSlots : old.size() * 2, Slot{});
     size_t mask = slots_.size() - 1;
+    used_.clear();
     for (const Slot& s : old) {
       if (s.tag == 0) continue;
       size_t i = HashBytes(s.ptr, s.len) & mask;
       while (slots_[i].tag != 0) i = (i + 1) & mask;
       slots_[i] = s;
+      used_.push_back(static_cast<uint32_t>(i));
     }
   }
   std::vector<Slot> slots_;
+  std::vector<uint32_t> used_;  // indices of the used slots, for Clear()
   size_t size_ = 0;
 };
 

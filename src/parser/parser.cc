@@ -502,7 +502,7 @@ HloInstruction* HloParserImpl::ParseCompactGte(HloInstruction* user,
     gte->int_attr_ = index;
     std::string_view index_text = Synthesize(fmt::format("{}", index));
     gte->attributes_ = module_->arena_.CopyOf<HloAttribute>(
-        std::vector<HloAttribute>{{"index", index_text}});
+        std::vector<HloAttribute>{{std::string_view("index"), index_text}});
     gte->id_ = next_id_++;
     gte->name_ = Synthesize(fmt::format("{}.gte{}.{}", tuple->name_, index, gte->id_));
     gte->operands_ =

@@ -62,8 +62,10 @@ size_t HloParserImpl::ScanShapeEnd(size_t start, int depth) {
   // The dimensions end at ']'; stop early at characters they cannot hold,
   // so that a missing ']' does not send the scan through the whole file.
   ++i;
-  while (i < s_.size() && s_[i] != ']' && s_[i] != '\n' && s_[i] != '(' &&
-         s_[i] != ')' && s_[i] != '{' && s_[i] != '}' && s_[i] != '[')
+  const char* d = s_.data();  // d[size] is the '\0' sentinel
+  while (IsDigit(d[i]) || d[i] == ',') ++i;  // the common case: 8,128
+  while (i < s_.size() && d[i] != ']' && d[i] != '\n' && d[i] != '(' &&
+         d[i] != ')' && d[i] != '{' && d[i] != '}' && d[i] != '[')
     ++i;
   if (PeekAt(i) != ']') {
     p_ = i;
@@ -81,6 +83,7 @@ size_t HloParserImpl::ScanShapeEnd(size_t start, int depth) {
       // Layouts nest braces only inside P(...) (the shape of the memory
       // space's pointee).
       size_t end = i + 1;
+      while (IsDigit(d[end]) || d[end] == ',') ++end;  // minor-to-major: 1,0
       while (end < s_.size() && s_[end] != '}' && s_[end] != '{' && s_[end] != '\n') {
         if (s_[end] == 'P' && PeekAt(end + 1) == '(') return ScanBalanced(i);
         ++end;

@@ -38,7 +38,7 @@ std::string Describe(const HloInstruction& i) {
     out += fmt::format("{},", p ? p->name() : "<null>");
   out += "|attrs:";
   for (const HloAttribute& a : i.attributes())
-    out += fmt::format("{}={};", a.name, a.value);
+    out += fmt::format("{}={};", a.name.view(), a.value.view());
   if (const OpMetadata* md = i.metadata())
     out += fmt::format("|md:{}|{}|{}|{}|{}|{}", md->op_type, md->op_name,
                        md->source_file, md->source_line, md->source_column,
@@ -73,8 +73,8 @@ std::string DiffModules(const HloModule& a, const HloModule& b) {
     const HloAttribute& x = a.attributes()[i];
     const HloAttribute& y = b.attributes()[i];
     if (x.name != y.name || x.value != y.value)
-      return fmt::format("header attribute {}={} vs {}={}", x.name, x.value, y.name,
-                         y.value);
+      return fmt::format("header attribute {}={} vs {}={}", x.name.view(),
+                         x.value.view(), y.name.view(), y.value.view());
   }
   if (a.is_scheduled() != b.is_scheduled()) return "is_scheduled differs";
   if (a.input_output_aliases().size() != b.input_output_aliases().size())

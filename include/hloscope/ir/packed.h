@@ -49,6 +49,9 @@ struct [[gnu::packed]] PackedStr {
   }
   operator std::string_view() const { return {ptr, len}; }  // NOLINT
   std::string_view view() const { return {ptr, len}; }
+  size_t size() const { return len; }
+  bool empty() const { return len == 0; }
+  friend bool operator==(PackedStr a, std::string_view b) { return a.view() == b; }
 };
 
 }  // namespace hloscope
