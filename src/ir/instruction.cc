@@ -24,3 +24,7 @@ HloInstruction* HloComputation::GetInstruction(std::string_view name) const {
 }
 
 }  // namespace hloscope
+
+// The IR's size on large modules is mostly instructions (see packed.h and
+// docs/performance.md); keep an eye on growth.
+static_assert(sizeof(hloscope::HloInstruction) <= 128);

@@ -94,7 +94,7 @@ void HloParserImpl::ParseAttributes(HloInstruction* instr) {
     for (size_t i = ctrl_base; i < control_scratch_.size(); ++i)
       body_->pending_operands.push_back({&span[i - ctrl_base], control_scratch_[i].first,
                                    control_scratch_[i].second});
-    instr->control_predecessors_ = span;
+    RareOf(instr)->control_predecessors = span;
     control_scratch_.resize(ctrl_base);
   }
 }
@@ -122,7 +122,7 @@ bool HloParserImpl::ParseInlineComputation(HloInstruction* instr,
   if (!looks_like_instruction) return false;
 
   HloComputation* comp = module_->arena_.New<HloComputation>();
-  comp->name_ = Synthesize(fmt::format("{}.inline.{}", instr->opcode_text_, next_id_));
+  comp->name_ = Synthesize(fmt::format("{}.inline.{}", instr->opcode_text(), next_id_));
   comp->parent_ = module_;
   comp->offset_ = p_;
   ParseComputationBody(comp, p_, /*is_inline=*/true);

@@ -7,7 +7,8 @@
 //
 // Each slot keeps 32 bits of the hash next to the key, so a probe that hits
 // another key is rejected without reading that key's text, which lies
-// somewhere else in a 100 MB input and is rarely in cache.
+// somewhere else in a 100 MB input and is rarely in cache; growing the table
+// reuses them instead of rehashing (re-reading) every key.
 #ifndef HLOSCOPE_PARSER_NAME_TABLE_H_
 #define HLOSCOPE_PARSER_NAME_TABLE_H_
 
@@ -55,15 +56,18 @@ inline uint64_t HashBytes(const char* p, size_t n) {
 template <typename V>
 class NameTable {
  public:
-  V* Find(std::string_view key) {
+  // With `refresh`, see FindOrInsert.
+  V* Find(std::string_view key, bool refresh = false) {
     if (size_ == 0) return nullptr;
-    uint64_t h = HashBytes(key.data(), key.size());
-    uint32_t tag = Tag(h);
+    uint32_t tag = Tag(key);
     size_t mask = slots_.size() - 1;
-    for (size_t i = h & mask;; i = (i + 1) & mask) {
+    for (size_t i = tag & mask;; i = (i + 1) & mask) {
       Slot& s = slots_[i];
-      if (s.tag == 0) return nullptr;
-      if (s.tag == tag && s.Matches(key)) return &s.value;
+      if (!s.ptr) return nullptr;
+      if (s.tag == tag && s.Matches(key)) {
+        if (refresh) s.ptr = key.data();
+        return &s.value;
+      }
     }
   }
 
@@ -74,12 +78,12 @@ class NameTable {
   // scanned and is in cache, not the first occurrence megabytes back.
   V* FindOrInsert(std::string_view key, bool* inserted, bool refresh = false) {
     if ((size_ + 1) * 4 > slots_.size() * 3) Grow();
-    uint64_t h = HashBytes(key.data(), key.size());
-    uint32_t tag = Tag(h);
+    if (!key.data()) key = std::string_view("", 0);  // a null ptr marks empty slots
+    uint32_t tag = Tag(key);
     size_t mask = slots_.size() - 1;
-    for (size_t i = h & mask;; i = (i + 1) & mask) {
+    for (size_t i = tag & mask;; i = (i + 1) & mask) {
       Slot& s = slots_[i];
-      if (s.tag == 0) {
+      if (!s.ptr) {
         s.ptr = key.data();
         s.len = static_cast<uint32_t>(key.size());
         s.tag = tag;
@@ -112,7 +116,7 @@ class NameTable {
       // Give back the memory of a table grown for a huge computation.
       slots_.assign(kInitialSlots, Slot{});
     } else {
-      for (uint32_t i : used_) slots_[i].tag = 0;
+      for (uint32_t i : used_) slots_[i].ptr = nullptr;
     }
     used_.clear();
     size_ = 0;
@@ -122,16 +126,17 @@ class NameTable {
  private:
   static constexpr size_t kInitialSlots = 64;
   struct Slot {
-    const char* ptr = nullptr;
+    const char* ptr = nullptr;  // nullptr: empty
     uint32_t len = 0;
-    uint32_t tag = 0;  // 0: empty
+    uint32_t tag = 0;  // the hash's low 32 bits: picks the slot, filters
     V value{};
     bool Matches(std::string_view key) const {
       return len == key.size() && std::memcmp(ptr, key.data(), len) == 0;
     }
   };
-  // The high half of the hash (the low half picks the slot), never 0.
-  static uint32_t Tag(uint64_t h) { return static_cast<uint32_t>(h >> 32) | 1; }
+  static uint32_t Tag(std::string_view key) {
+    return static_cast<uint32_t>(HashBytes(key.data(), key.size()));
+  }
 
   void Grow() {
     std::vector<Slot> old = std::move(slots_);
@@ -139,9 +144,9 @@ class NameTable {
     size_t mask = slots_.size() - 1;
     used_.clear();
     for (const Slot& s : old) {
-      if (s.tag == 0) continue;
-      size_t i = HashBytes(s.ptr, s.len) & mask;
-      while (slots_[i].tag != 0) i = (i + 1) & mask;
+      if (!s.ptr) continue;
+      size_t i = s.tag & mask;
+      while (slots_[i].ptr) i = (i + 1) & mask;
       slots_[i] = s;
       used_.push_back(static_cast<uint32_t>(i));
     }

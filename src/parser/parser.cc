@@ -353,8 +353,8 @@ HloInstruction* HloParserImpl::ParseInstruction(HloComputation* comp, bool neste
   SkipSpace();
   std::string_view opcode = ScanIdentifier();
   if (opcode.empty()) ErrorExpected("an opcode");
-  instr->opcode_text_ = opcode;
   instr->opcode_ = StringToHloOpcode(opcode);
+  if (instr->opcode_ == HloOpcode::kUnknown) RareOf(instr)->opcode_text = opcode;
   SkipSpace();
   if (Peek() != '(')
     ErrorExpected(fmt::format("'(' after opcode '{}'", opcode));
@@ -497,7 +497,6 @@ HloInstruction* HloParserImpl::ParseCompactGte(HloInstruction* user,
     gte->parent_ = user->parent_;
     gte->offset_ = at;
     gte->opcode_ = HloOpcode::kGetTupleElement;
-    gte->opcode_text_ = HloOpcodeString(HloOpcode::kGetTupleElement);
     gte->shape_ = ts.tuple_shapes[index];
     gte->int_attr_ = index;
     std::string_view index_text = Synthesize(fmt::format("{}", index));

@@ -189,6 +189,10 @@ class HloParserImpl {
   void StartModule(size_t offset);
   void FinishModule();
   std::string_view Synthesize(std::string name);
+  HloInstruction::Rare* RareOf(HloInstruction* instr) {
+    if (!instr->rare_) instr->rare_ = module_->arena_.New<HloInstruction::Rare>();
+    return instr->rare_;
+  }
 
   std::shared_ptr<const std::string> text_;
   std::string_view s_;

@@ -113,7 +113,9 @@ const Shape* HloParserImpl::ParseShape() {
 
 const Shape* HloParserImpl::InternShape(size_t start, size_t end, int depth) {
   std::string_view key = s_.substr(start, end - start);
-  if (const Shape** found = shape_pool_.Find(key)) return *found;
+  // refresh: the next comparison reads this text, now in cache, not the
+  // first occurrence of the shape far back in the input.
+  if (const Shape** found = shape_pool_.Find(key, /*refresh=*/true)) return *found;
   // Not FindOrInsert: building a tuple interns its elements first.
   const Shape* shape = BuildShape(start, end, depth);
   shape_pool_.Insert(key, shape);

@@ -62,7 +62,10 @@ class HloInstruction {
   std::string_view name() const { return name_.view(); }
   HloOpcode opcode() const { return opcode_; }
   // The opcode as written; differs from HloOpcodeString for kUnknown.
-  std::string_view opcode_text() const { return opcode_text_.view(); }
+  std::string_view opcode_text() const {
+    return opcode_ == HloOpcode::kUnknown && rare_ ? rare_->opcode_text.view()
+                                                   : HloOpcodeString(opcode_);
+  }
   const Shape& shape() const { return *shape_; }
   HloComputation* parent() const { return parent_; }
   bool is_root() const { return is_root_; }
@@ -72,7 +75,8 @@ class HloInstruction {
   int64_t operand_count() const { return static_cast<int64_t>(operands_.size()); }
   std::span<HloInstruction* const> users() const { return users_; }
   std::span<HloInstruction* const> control_predecessors() const {
-    return control_predecessors_;
+    if (!rare_) return {};
+    return rare_->control_predecessors;
   }
   std::span<const CalledComputation> called_computations() const {
     return called_;
@@ -112,17 +116,24 @@ class HloInstruction {
   friend class HloParserImpl;
   friend class HloModule;
 
+  // What few instructions have (an opcode this version does not know,
+  // control-predecessors=), kept out of line: 16 bytes less per
+  // instruction, 12 MB on a 100 MB module.
+  struct Rare {
+    PackedStr opcode_text;
+    PackedSpan<HloInstruction* const> control_predecessors;
+  };
+
   // 8-byte fields first, then the packed 12-byte ones (see packed.h).
   const Shape* shape_ = nullptr;
   HloComputation* parent_ = nullptr;
   const OpMetadata* metadata_ = nullptr;
   uint64_t offset_ = 0;
+  Rare* rare_ = nullptr;
   PackedStr name_;
-  PackedStr opcode_text_;
   PackedStr operand_text_;
   PackedSpan<HloInstruction* const> operands_;
   PackedSpan<HloInstruction* const> users_;
-  PackedSpan<HloInstruction* const> control_predecessors_;
   PackedSpan<const CalledComputation> called_;
   PackedSpan<const HloAttribute> attributes_;
   int32_t int_attr_ = -1;
