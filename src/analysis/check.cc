@@ -773,6 +773,9 @@ void Checker::AddFusedUpdates(const HloInstruction* fusion) {
           // operand that dies here (may-alias reuse of an element-wise
           // fusion): same memory, but every byte is rewritten.
           u.confirmed = true;
+          if (shares)
+            u.reason += fmt::format(" (it lands in the memory of {}, which dies here, but every byte is rewritten)",
+                                    with);
           u.confirmation = shares ? fmt::format("XLA reused the slice of {} for {} (may-alias reuse of a dying operand); the whole buffer is still rewritten",
                                                 with, fusion->name())
                                   : fmt::format("{} at allocation {} offset {} shares no operand's slice",
