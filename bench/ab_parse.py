@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""Interleaved A/B comparison of the parser at two git revisions.
+
+On a shared, noisy machine the same binary's timings swing up to 2x from
+one minute to the next, so a speed change is measured as a ratio of two
+parsers run alternately in the same conditions:
+
+    python3 bench/ab_parse.py --base REV [--new REV|--new-build DIR] [--file F] [--rounds 3]
+
+For each revision (a git worktree under build/ab/REV), the library target
+hloscope_core is built in Release and bench/parse_driver.cc (from this
+checkout; it uses only the public parser API) is compiled against it. Then
+each round runs base and new once, N parses each in one process; the first
+parse of each process is dropped (it pays for fresh memory, see
+docs/performance.md). Prints medians of wall and user time and new/base.
+"""
+import argparse
+import os
+import re
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_FILE = Path.home() / ".cache" / "hloscope" / "large_module.hlo.txt"
+
+
+def run(cmd, **kw):
+    print("[ab_parse]", " ".join(str(c) for c in cmd), file=sys.stderr)
+    return subprocess.run(cmd, check=True, **kw)
+
+
+def build_driver(rev, jobs):
+    """Builds hloscope_core at `rev` and links parse_driver.cc against it."""
+    sha = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", rev], check=True,
+                         capture_output=True, text=True).stdout.strip()
+    tree = ROOT / "build" / "ab" / sha
+    if not tree.exists():
+        run(["git", "-C", ROOT, "worktree", "add", "--detach", tree, sha])
+    build = tree / "build-ab"
+    run(["cmake", "-S", tree, "-B", build, "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release",
+         "-DHLOSCOPE_BUILD_TESTS=OFF", "-DHLOSCOPE_BUILD_BENCHMARKS=OFF"],
+        stdout=subprocess.DEVNULL)
+    run(["cmake", "--build", build, "--target", "hloscope_core", "-j", str(jobs)],
+        stdout=subprocess.DEVNULL)
+    exe = build / "parse_driver"
+    run(["g++", "-std=c++20", "-O2", f"-I{tree / 'include'}", ROOT / "bench" / "parse_driver.cc",
+         build / "src" / "libhloscope_core.a", "-lfmt", "-o", exe])
+    return sha, exe
+
+
+def parses(exe, path, n):
+    out = subprocess.run([exe, path, str(n)], check=True, capture_output=True, text=True).stdout
+    rows = []
+    for line in out.splitlines():
+        m = re.match(r"parse (\d+) wall_ms ([\d.]+) user_ms ([\d.]+) sys_ms ([\d.]+)", line)
+        if m and int(m.group(1)) > 0:  # drop the first parse of the process
+            rows.append((float(m.group(2)), float(m.group(3))))
+    return rows
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--base", required=True, help="git revision of the baseline parser")
+    ap.add_argument("--new", default=None, help="git revision of the new parser (default: HEAD)")
+    ap.add_argument("--new-build", default=None,
+                    help="use this build directory's src/libhloscope_core.a (e.g. build/dev, "
+                         "uncommitted changes) instead of --new")
+    ap.add_argument("--file", default=str(DEFAULT_FILE))
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--parses", type=int, default=3, help="parses per process (first dropped)")
+    ap.add_argument("--jobs", type=int, default=2)
+    args = ap.parse_args()
+    if not Path(args.file).exists():
+        sys.exit(f"{args.file} not found (python3 tools/gen_large_module.py makes it)")
+
+    base_sha, base_exe = build_driver(args.base, args.jobs)
+    if args.new_build:
+        build = Path(args.new_build).resolve()
+        new_sha, new_exe = f"{build}", build / "ab_parse_driver"
+        run(["g++", "-std=c++20", "-O2", f"-I{ROOT / 'include'}", ROOT / "bench" / "parse_driver.cc",
+             build / "src" / "libhloscope_core.a", "-lfmt", "-o", new_exe])
+    else:
+        new_sha, new_exe = build_driver(args.new or "HEAD", args.jobs)
+
+    data = {"base": [], "new": []}
+    for r in range(args.rounds):
+        data["base"] += parses(base_exe, args.file, args.parses)
+        data["new"] += parses(new_exe, args.file, args.parses)
+    size_mb = os.path.getsize(args.file) / 1e6
+    med = {}
+    for k, label in (("base", base_sha), ("new", new_sha)):
+        wall = statistics.median(x[0] for x in data[k])
+        user = statistics.median(x[1] for x in data[k])
+        med[k] = wall
+        print(f"{k:<5} {label:<12} median wall {wall:8.1f} ms  user {user:8.1f} ms  "
+              f"{size_mb / (wall / 1e3):7.1f} MB/s  ({len(data[k])} parses)")
+    print(f"new/base wall time: {med['new'] / med['base']:.3f}")
+
+
+if __name__ == "__main__":
+    main()
