@@ -59,6 +59,7 @@ class NameTable {
   // With `refresh`, see FindOrInsert.
   V* Find(std::string_view key, bool refresh = false) {
     if (size_ == 0) return nullptr;
+    if (!key.data()) key = std::string_view("", 0);  // as stored by FindOrInsert
     uint32_t tag = Tag(key);
     size_t mask = slots_.size() - 1;
     for (size_t i = tag & mask;; i = (i + 1) & mask) {

@@ -52,6 +52,15 @@ TEST(NameTableTest, KeysOfEveryLengthAreDistinct) {
   }
 }
 
+TEST(NameTableTest, EmptyKeyWithOrWithoutData) {
+  NameTable<int> table;
+  table.Insert(std::string_view(), 3);  // null data: empty slots use that marker
+  ASSERT_NE(table.Find(""), nullptr);
+  EXPECT_EQ(*table.Find(""), 3);
+  EXPECT_EQ(*table.Find(std::string_view()), 3);
+  EXPECT_EQ(table.size(), 1u);
+}
+
 TEST(NameTableTest, ClearAfterGrowthForgetsEverything) {
   NameTable<int> table;
   std::vector<std::string> big;
