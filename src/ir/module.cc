@@ -25,7 +25,7 @@ int64_t HloModule::instruction_count() const {
 int64_t HloModule::LineOf(uint64_t offset) const {
   if (line_starts_.empty()) {
     line_starts_.push_back(0);
-    std::string_view s = *source_;
+    std::string_view s = source_text_;
     for (size_t i = s.find('\n'); i != std::string_view::npos;
          i = s.find('\n', i + 1))
       line_starts_.push_back(i + 1);

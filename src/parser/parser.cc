@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "hloscope/support/mapped_file.h"
 #include "parser/parser_impl.h"
 
 namespace hloscope {
@@ -57,7 +58,7 @@ HloModuleGroup HloParserImpl::Run() {
 }
 
 void HloParserImpl::StartModule(size_t offset) {
-  group_.modules.push_back(std::make_unique<HloModule>(text_));
+  group_.modules.push_back(std::make_unique<HloModule>(source_, s_));
   module_ = group_.modules.back().get();
   module_->path_ = options_.path;
   module_offset_ = offset;
@@ -514,14 +515,24 @@ HloInstruction* HloParserImpl::ParseCompactGte(HloInstruction* user,
 
 // --- API ------------------------------------------------------------------------
 
-Result<HloModuleGroup> ParseHloText(std::shared_ptr<const std::string> text,
-                                    const ParseOptions& options) {
-  HloParserImpl parser(text, options);
+namespace {
+
+Result<HloModuleGroup> ParseSource(std::shared_ptr<const void> source,
+                                   std::string_view text, const ParseOptions& options) {
+  HloParserImpl parser(std::move(source), text, options);
   try {
     return parser.Run();
   } catch (const ParseFailure& f) {
-    return MakeDiagnostic(options.path, *text, f.offset, f.message);
+    return MakeDiagnostic(options.path, text, f.offset, f.message);
   }
+}
+
+}  // namespace
+
+Result<HloModuleGroup> ParseHloText(std::shared_ptr<const std::string> text,
+                                    const ParseOptions& options) {
+  std::string_view view = *text;
+  return ParseSource(std::move(text), view, options);
 }
 
 Result<HloModuleGroup> ParseHloText(std::string text, const ParseOptions& options) {
@@ -563,10 +574,24 @@ Result<std::shared_ptr<const std::string>> ReadFileOrStdin(const std::string& pa
 
 Result<HloModuleGroup> ParseHloFile(const std::string& path,
                                     const ParseOptions& options) {
-  auto text = ReadFileOrStdin(path);
-  if (!text.ok()) return text.error();
   ParseOptions opts = options;
   opts.path = path == "-" ? "<stdin>" : path;
+  if (path != "-") {
+    // Mapped, not read: see MappedFile. Pipes and devices are read below.
+    std::string error;
+    if (auto mapped = MappedFile::Open(path, &error)) {
+      std::string_view view = mapped->text();
+      return ParseSource(std::move(mapped), view, opts);
+    }
+    if (!error.empty()) {
+      Diagnostic d;
+      d.path = path;
+      d.message = fmt::format("cannot open file: {}", error);
+      return d;
+    }
+  }
+  auto text = ReadFileOrStdin(path);
+  if (!text.ok()) return text.error();
   return ParseHloText(std::move(text).value(), opts);
 }
 

@@ -90,9 +90,11 @@ std::string DescribeChar(char c);
 
 class HloParserImpl {
  public:
-  HloParserImpl(std::shared_ptr<const std::string> text,
+  // `source` owns `text`, which must be followed by a '\0' byte (a
+  // std::string's or a MappedFile's): see SkipSpace.
+  HloParserImpl(std::shared_ptr<const void> source, std::string_view text,
                 const ParseOptions& options)
-      : text_(std::move(text)), s_(*text_), options_(options) {}
+      : source_(std::move(source)), s_(text), options_(options) {}
 
   HloModuleGroup Run();
 
@@ -194,7 +196,7 @@ class HloParserImpl {
     return instr->rare_;
   }
 
-  std::shared_ptr<const std::string> text_;
+  std::shared_ptr<const void> source_;
   std::string_view s_;
   const ParseOptions& options_;
   size_t p_ = 0;

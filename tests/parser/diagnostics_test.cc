@@ -2,7 +2,9 @@
 // positions; and hostile input (truncated modules, binary garbage, deep
 // nesting, huge numbers) that must give a diagnostic, never a crash.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
 #include <random>
 #include <sstream>
@@ -154,6 +156,35 @@ TEST(DiagnosticsTest, EmptyInput) {
   EXPECT_EQ(ParseErrorLine("  \n\n"), "3:1: error: no HLO module in input");
   EXPECT_EQ(ParseErrorLine("// only a comment\n/* and another */\n"),
             "3:1: error: no HLO module in input");
+}
+
+// Files are mapped, not read (MappedFile): input that ends exactly at a page
+// boundary, mid-token, must still parse or fail cleanly (ASan checks that no
+// scan reads past the end).
+TEST(DiagnosticsTest, FilesEndingAtAPageBoundary) {
+  size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  std::string head = "HloModule m\n\nENTRY e {\n  p = f32[4]{0} parameter(0)\n  ROOT n = f32[4]{0} negate(p)\n}\n";
+  std::string valid = head + "//" + std::string(page - head.size() - 2, '-');
+  std::string truncated = std::string(page - 24, ' ') + "ENTRY e {\n  ROOT r = f32";
+  std::filesystem::path dir = std::filesystem::temp_directory_path();
+  std::string pid = std::to_string(getpid());
+  std::string vpath = (dir / ("hloscope_page_valid_" + pid + ".hlo")).string();
+  std::string tpath = (dir / ("hloscope_page_trunc_" + pid + ".hlo")).string();
+  ASSERT_EQ(valid.size(), page);
+  ASSERT_EQ(truncated.size(), page);
+  std::ofstream(vpath, std::ios::binary) << valid;
+  std::ofstream(tpath, std::ios::binary) << truncated;
+  auto ok = ParseHloFile(vpath);
+  ASSERT_TRUE(ok.ok()) << ok.error().Format();
+  EXPECT_EQ(ok->modules[0]->entry_computation()->root_instruction()->name(), "n");
+  auto bad = ParseHloFile(tpath);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().Format().substr(tpath.size()),
+            ":2:15: error: expected '(' after opcode 'f32', found end of input\n"
+            "  ROOT r = f32\n"
+            "              ^\n");
+  std::filesystem::remove(vpath);
+  std::filesystem::remove(tpath);
 }
 
 TEST(DiagnosticsTest, NotHloText) {

@@ -44,14 +44,17 @@ struct BufferDonor {
 class HloModule {
  public:
   explicit HloModule(std::shared_ptr<const std::string> source)
-      : source_(std::move(source)) {}
+      : source_text_(*source), source_(std::move(source)) {}
+  // `source` owns the memory `text` points into (a string, a mapped file).
+  HloModule(std::shared_ptr<const void> source, std::string_view text)
+      : source_text_(text), source_(std::move(source)) {}
   HloModule(const HloModule&) = delete;
   HloModule& operator=(const HloModule&) = delete;
 
   std::string_view name() const { return name_; }
   // The file (or "<stdin>") this module was read from.
   const std::string& path() const { return path_; }
-  std::string_view source() const { return *source_; }
+  std::string_view source() const { return source_text_; }
   // 1-based line of a byte offset into source() (for reports).
   int64_t LineOf(uint64_t offset) const;
 
@@ -79,7 +82,8 @@ class HloModule {
  private:
   friend class HloParserImpl;
 
-  std::shared_ptr<const std::string> source_;
+  std::string_view source_text_;
+  std::shared_ptr<const void> source_;  // keeps source_text_ alive
   std::string path_;
   std::string_view name_;
   HloComputation* entry_ = nullptr;

@@ -37,6 +37,8 @@ Result<HloModuleGroup> ParseHloText(std::string text,
 Result<HloModuleGroup> ParseHloText(std::shared_ptr<const std::string> text,
                                     const ParseOptions& options = {});
 // Reads `path` ("-" = stdin) and parses it; I/O errors become diagnostics.
+// A regular file is mapped (MappedFile), not copied: the modules keep the
+// mapping alive, and the file must not shrink while they exist.
 Result<HloModuleGroup> ParseHloFile(const std::string& path,
                                     const ParseOptions& options = {});
 
