@@ -125,7 +125,7 @@ bool HloParserImpl::ParseInlineComputation(HloInstruction* instr,
   comp->name_ = Synthesize(fmt::format("{}.inline.{}", instr->opcode_text(), next_id_));
   comp->parent_ = module_;
   comp->offset_ = p_;
-  ParseComputationBody(comp, p_, /*is_inline=*/true);
+  ParseComputationBody(comp, p_);
   if (computation_names_.Find(comp->name_))
     Error(value_offset, fmt::format("inline computation name '{}' is already taken",
                                     comp->name_));

@@ -7,7 +7,6 @@
 
 #include <fmt/format.h>
 
-
 #include "parser/parser_impl.h"
 
 namespace hloscope {

@@ -119,29 +119,15 @@ void HloParserImpl::FinishModule() {
   next_id_ = 0;
 }
 
-// callers(): count, allocate once, fill, visiting only the instructions that
-// call something (a few percent of all). An instruction that names the same
-// computation twice is one caller; its calls are visited one after the
-// other, so a repeat can only be the last caller added.
+// callers(), visiting only the instructions that call something (a few
+// percent of all).
 void HloParserImpl::FillCallers() {
-  // callers_.len counts first (ptr still null), then is the fill level.
   for (HloComputation* c : computations_) c->callers_ = {};
   for (HloInstruction* instr : call_sites_)
     for (const CalledComputation& cc : instr->called_) ++cc.computation->callers_.len;
-  for (HloComputation* c : computations_) {
-    uint32_t n = c->callers_.len;
-    if (n == 0) continue;
-    c->callers_.ptr = static_cast<HloInstruction**>(
-        module_->arena_.Allocate(sizeof(HloInstruction*) * n, alignof(HloInstruction*)));
-    c->callers_.len = 0;
-  }
-  for (HloInstruction* instr : call_sites_) {
-    for (const CalledComputation& cc : instr->called_) {
-      auto& list = cc.computation->callers_;
-      if (!list.empty() && list.back() == instr) continue;
-      const_cast<HloInstruction**>(list.ptr)[list.len++] = instr;
-    }
-  }
+  for (HloComputation* c : computations_) AllocateCounted(c->callers_);
+  for (HloInstruction* instr : call_sites_)
+    for (const CalledComputation& cc : instr->called_) AppendOnce(cc.computation->callers_, instr);
 }
 
 // --- computations ------------------------------------------------------------------
@@ -174,7 +160,7 @@ void HloParserImpl::ParseComputation() {
   }
   if (Peek() != '{')
     ErrorExpected(fmt::format("'{{' to open computation '{}'", name));
-  ParseComputationBody(comp, p_, /*is_inline=*/false);
+  ParseComputationBody(comp, p_);
 
   // execution_thread="host" after the closing brace.
   size_t save = p_;
@@ -205,9 +191,10 @@ void HloParserImpl::ParseComputation() {
 }
 
 // body ::= '{' instruction+ '}'   (the root is the ROOT one, else the last)
-void HloParserImpl::ParseComputationBody(HloComputation* comp, size_t open,
-                                         bool is_inline) {
+void HloParserImpl::ParseComputationBody(HloComputation* comp, size_t open) {
   p_ = open + 1;
+  // Inside another computation's body: an inline computation (calls={...}).
+  bool is_inline = body_ != nullptr;
   if (is_inline && ++computation_depth_ > options_.max_nesting_depth)
     ErrorTooDeep(open, "inline computations");
   // The enclosing computation's state stays untouched one level up (for
@@ -289,30 +276,16 @@ void HloParserImpl::ResolveComputation(HloComputation* comp) {
   comp->parameters_ = module_->arena_.CopyOf<HloInstruction*>(params);
 }
 
-// users(): count, allocate once, fill, while the computation's instructions
-// are still in cache (operands are always in the same computation). Done at
-// the end of the module, this pass was a quarter of the parse time, nearly
-// all of it cache misses. An instruction that uses an operand twice is one
-// user; its operands are visited one after the other, so a repeat can only
-// be the last user added.
+// users(), while the computation's instructions are still in cache
+// (operands are always in the same computation). Done at the end of the
+// module, this pass was a quarter of the parse time, nearly all of it cache
+// misses.
 void HloParserImpl::FillUsers(HloComputation* comp) {
-  // users_.len counts first (ptr still null), then is the fill level.
   for (HloInstruction* instr : comp->instructions_)
     for (HloInstruction* op : instr->operands_) ++op->users_.len;
-  for (HloInstruction* instr : comp->instructions_) {
-    uint32_t n = instr->users_.len;
-    if (n == 0) continue;
-    instr->users_.ptr = static_cast<HloInstruction**>(
-        module_->arena_.Allocate(sizeof(HloInstruction*) * n, alignof(HloInstruction*)));
-    instr->users_.len = 0;
-  }
-  for (HloInstruction* instr : comp->instructions_) {
-    for (HloInstruction* op : instr->operands_) {
-      auto& u = op->users_;
-      if (!u.empty() && u.back() == instr) continue;
-      const_cast<HloInstruction**>(u.ptr)[u.len++] = instr;
-    }
-  }
+  for (HloInstruction* instr : comp->instructions_) AllocateCounted(instr->users_);
+  for (HloInstruction* instr : comp->instructions_)
+    for (HloInstruction* op : instr->operands_) AppendOnce(op->users_, instr);
 }
 
 // --- instructions --------------------------------------------------------------------
@@ -517,6 +490,13 @@ HloInstruction* HloParserImpl::ParseCompactGte(HloInstruction* user,
 
 namespace {
 
+Diagnostic CannotOpenFile(const std::string& path, std::string_view reason) {
+  Diagnostic d;
+  d.path = path;
+  d.message = fmt::format("cannot open file: {}", reason);
+  return d;
+}
+
 Result<HloModuleGroup> ParseSource(std::shared_ptr<const void> source,
                                    std::string_view text, const ParseOptions& options) {
   HloParserImpl parser(std::move(source), text, options);
@@ -548,10 +528,7 @@ Result<std::shared_ptr<const std::string>> ReadFileOrStdin(const std::string& pa
   } else {
     std::ifstream in(path, std::ios::binary);
     if (!in) {
-      Diagnostic d;
-      d.path = path;
-      d.message = fmt::format("cannot open file: {}", std::strerror(errno));
-      return d;
+      return CannotOpenFile(path, std::strerror(errno));
     }
     in.seekg(0, std::ios::end);
     std::streamoff size = in.tellg();
@@ -583,12 +560,7 @@ Result<HloModuleGroup> ParseHloFile(const std::string& path,
       std::string_view view = mapped->text();
       return ParseSource(std::move(mapped), view, opts);
     }
-    if (!error.empty()) {
-      Diagnostic d;
-      d.path = path;
-      d.message = fmt::format("cannot open file: {}", error);
-      return d;
-    }
+    if (!error.empty()) return CannotOpenFile(path, error);
   }
   auto text = ReadFileOrStdin(path);
   if (!text.ok()) return text.error();

@@ -177,9 +177,10 @@ class HloParserImpl {
   // --- computations and instructions (parser.cc) ------------------------------
   void ParseComputation();
   // From the '{' at `open` to past the matching '}': the instructions of
-  // `comp`, resolved. Saves and restores the enclosing computation's state,
-  // so it also serves inline computations (`calls={ ... }`).
-  void ParseComputationBody(HloComputation* comp, size_t open, bool is_inline);
+  // `comp`, resolved. The enclosing computation's state (one nesting level
+  // up) stays untouched, so it also serves inline computations
+  // (`calls={ ... }`).
+  void ParseComputationBody(HloComputation* comp, size_t open);
   HloInstruction* ParseInstruction(HloComputation* comp, bool nested,
                                    const Shape* nested_shape = nullptr);
   void ParseOperands(HloInstruction* instr);
@@ -188,6 +189,21 @@ class HloParserImpl {
   void ResolveComputation(HloComputation* comp);
   void FillUsers(HloComputation* comp);
   void FillCallers();
+  // users() and callers() are built in three passes: count into `list.len`
+  // (ptr still null), AllocateCounted, then AppendOnce for each entry.
+  void AllocateCounted(PackedSpan<HloInstruction* const>& list) {
+    if (list.len == 0) return;
+    list.ptr = static_cast<HloInstruction**>(module_->arena_.Allocate(
+        sizeof(HloInstruction*) * list.len, alignof(HloInstruction*)));
+    list.len = 0;
+  }
+  // An instruction that uses an operand (or calls a computation) twice is
+  // listed once; it visits its entries one after the other, so a repeat can
+  // only be the last one added.
+  static void AppendOnce(PackedSpan<HloInstruction* const>& list, HloInstruction* instr) {
+    if (!list.empty() && list.back() == instr) return;
+    const_cast<HloInstruction**>(list.ptr)[list.len++] = instr;
+  }
   void StartModule(size_t offset);
   void FinishModule();
   std::string_view Synthesize(std::string name);
