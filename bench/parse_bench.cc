@@ -11,9 +11,7 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -21,13 +19,6 @@
 #include "hloscope/parser/parser.h"
 
 namespace {
-
-std::shared_ptr<const std::string> ReadAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return std::make_shared<const std::string>(std::move(ss).str());
-}
 
 std::shared_ptr<const std::string> BenchFile(benchmark::State& state) {
   const char* path = std::getenv("HLOSCOPE_BENCH_FILE");
@@ -38,13 +29,20 @@ std::shared_ptr<const std::string> BenchFile(benchmark::State& state) {
   static std::string cached_path;
   static std::shared_ptr<const std::string> cached;
   if (cached_path != path) {
-    cached = ReadAll(path);
+    auto text = hloscope::ReadFileOrStdin(path);
+    if (!text.ok()) {
+      state.SkipWithError(text.error().Format().c_str());
+      return nullptr;
+    }
+    cached = std::move(text).value();
     cached_path = path;
   }
   return cached;
 }
 
-void BM_ParseFile(benchmark::State& state) {
+// Parses the bench file once per iteration and hands the modules to `use`.
+template <typename Use>
+void ParseBenchFile(benchmark::State& state, Use use) {
   auto text = BenchFile(state);
   if (!text) return;
   for (auto _ : state) {
@@ -53,29 +51,26 @@ void BM_ParseFile(benchmark::State& state) {
       state.SkipWithError(group.error().Format().c_str());
       return;
     }
-    benchmark::DoNotOptimize(group->modules.size());
+    use(*group);
   }
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *
                           static_cast<int64_t>(text->size()));
 }
+
+void BM_ParseFile(benchmark::State& state) {
+  ParseBenchFile(state, [](const hloscope::HloModuleGroup& group) {
+    benchmark::DoNotOptimize(group.modules.size());
+  });
+}
 BENCHMARK(BM_ParseFile)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_CheckFile(benchmark::State& state) {
-  auto text = BenchFile(state);
-  if (!text) return;
-  for (auto _ : state) {
-    auto group = hloscope::ParseHloText(text);
-    if (!group.ok()) {
-      state.SkipWithError(group.error().Format().c_str());
-      return;
-    }
-    for (const auto& m : group->modules) {
+  ParseBenchFile(state, [](const hloscope::HloModuleGroup& group) {
+    for (const auto& m : group.modules) {
       hloscope::ModuleCheck check = hloscope::CheckModule(*m);
       benchmark::DoNotOptimize(check.copies.size());
     }
-  }
-  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *
-                          static_cast<int64_t>(text->size()));
+  });
 }
 BENCHMARK(BM_CheckFile)->Unit(benchmark::kMillisecond)->UseRealTime();
 
@@ -85,7 +80,8 @@ void BM_ParseCorpus(benchmark::State& state) {
   std::error_code ec;
   for (const char* sub : {"xla", "xla_cc_embedded", "issues"}) {
     for (const auto& e : std::filesystem::directory_iterator(dir / sub, ec))
-      files.push_back(ReadAll(e.path().string()));
+      if (auto text = hloscope::ReadFileOrStdin(e.path().string()); text.ok())
+        files.push_back(std::move(text).value());
   }
   if (files.empty()) {
     state.SkipWithError("corpus not found");

@@ -71,16 +71,7 @@ Json FusionsJson(const hloscope::HloModule& module) {
       }
       j["fused_opcodes"] = std::move(ops);
       std::optional<hloscope::SourceLocation> src = hloscope::ResolveSource(module, *instr);
-      if (src && !src->file.empty()) {
-        j["source"] = {{"file", src->file},
-                       {"line", src->line ? Json(src->line) : Json(nullptr)},
-                       {"column", src->column ? Json(src->column) : Json(nullptr)},
-                       {"function", src->function.empty() ? Json(nullptr) : Json(src->function)},
-                       {"op_name", src->op_name.empty() ? Json(nullptr) : Json(src->op_name)},
-                       {"via", src->via}};
-      } else {
-        j["source"] = nullptr;
-      }
+      j["source"] = src && !src->file.empty() ? hloscope::SourceJson(src) : Json(nullptr);
       out.push_back(std::move(j));
     }
   }

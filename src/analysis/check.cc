@@ -146,8 +146,9 @@ std::string ShortShape(const Shape& s) { return s.ToString(/*print_layout=*/true
 // The analysis state for one module.
 class Checker {
  public:
-  Checker(const HloModule& module, const CheckOptions& options)
-      : module_(module), options_(options), counts_(ExecutionCounts::Run(module)) {}
+  Checker(const HloModule& module, const ExecutionCounts& counts,
+          const CheckOptions& options)
+      : module_(module), options_(options), counts_(counts) {}
 
   ModuleCheck Run();
 
@@ -191,7 +192,7 @@ class Checker {
 
   const HloModule& module_;
   const CheckOptions& options_;
-  ExecutionCounts counts_;
+  const ExecutionCounts& counts_;
   std::vector<CopySite> sites_;
   std::map<std::pair<const HloInstruction*, ShapeIndex>, const CopySite*> copy_by_position_;
   // Update instructions (by in-place operand position) for cause analysis.
@@ -203,10 +204,7 @@ class Checker {
 std::string Checker::Named(const HloInstruction* instr) const {
   std::optional<SourceLocation> s = Source(instr);
   if (!s || s->file.empty()) return std::string(instr->name());
-  std::string file = s->file;
-  size_t slash = file.rfind('/');
-  if (slash != std::string::npos) file = file.substr(slash + 1);
-  return fmt::format("{} ({}:{})", instr->name(), file, s->line);
+  return fmt::format("{} ({}:{})", instr->name(), Basename(s->file), s->line);
 }
 
 std::string Checker::DescribeValue(const HloPosition& pos) const {
@@ -271,7 +269,7 @@ int64_t Checker::ParameterOrigin(HloPosition pos) const {
     }
     const HloInstruction* i = pos.instruction;
     if (i->opcode() == HloOpcode::kParameter && i->parent()->is_entry())
-      return pos.index.empty() ? i->parameter_number() : i->parameter_number();
+      return i->parameter_number();
     HloPosition init = LoopInitOf(pos);
     if (init == pos) return -1;
     pos = init;
@@ -974,7 +972,13 @@ ModuleCheck Checker::Run() {
 }  // namespace
 
 ModuleCheck CheckModule(const HloModule& module, const CheckOptions& options) {
-  return Checker(module, options).Run();
+  ExecutionCounts counts = ExecutionCounts::Run(module);
+  return CheckModule(module, counts, options);
+}
+
+ModuleCheck CheckModule(const HloModule& module, const ExecutionCounts& counts,
+                        const CheckOptions& options) {
+  return Checker(module, counts, options).Run();
 }
 
 }  // namespace hloscope

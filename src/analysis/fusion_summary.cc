@@ -13,17 +13,6 @@
 namespace hloscope {
 namespace {
 
-std::optional<int64_t> LeafBytes(const Shape& shape) {
-  if (!shape.IsTuple()) return ByteSizeOf(shape);
-  int64_t total = 0;
-  for (const Shape* s : shape.tuple_shapes) {
-    std::optional<int64_t> b = LeafBytes(*s);
-    if (!b) return std::nullopt;
-    total += *b;
-  }
-  return total;
-}
-
 // Every computation a kernel runs: the fused computation, nested fusions and
 // the reducers/comparators of its instructions.
 void KernelComputations(const HloComputation* comp, std::vector<const HloComputation*>* out,
@@ -112,12 +101,12 @@ FusionSummary SummarizeFusion(const HloInstruction& fusion, const SourceIndex& i
 
   std::optional<int64_t> read = 0;
   for (const HloInstruction* op : fusion.operands()) {
-    std::optional<int64_t> b = LeafBytes(op->shape());
+    std::optional<int64_t> b = LeafByteSizeOf(op->shape());
     if (!b || !read) read = std::nullopt;
     else *read += *b;
   }
   s.bytes_read = read;
-  s.bytes_written = LeafBytes(fusion.shape());
+  s.bytes_written = LeafByteSizeOf(fusion.shape());
 
   std::map<std::string, std::set<int64_t>> lines;
   auto add_line = [&](const std::optional<SourceLocation>& loc) {

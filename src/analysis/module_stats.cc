@@ -6,22 +6,6 @@
 #include "hloscope/analysis/call_graph.h"
 
 namespace hloscope {
-namespace {
-
-// Bytes of all array leaves (tuple index tables excluded): what a user
-// means by "how big are my arguments".
-std::optional<int64_t> LeafBytes(const Shape& shape) {
-  if (!shape.IsTuple()) return ByteSizeOf(shape);
-  int64_t total = 0;
-  for (const Shape* e : shape.tuple_shapes) {
-    std::optional<int64_t> b = LeafBytes(*e);
-    if (!b) return std::nullopt;
-    total += *b;
-  }
-  return total;
-}
-
-}  // namespace
 
 ModuleStats ComputeModuleStats(const HloModule& module) {
   ModuleStats stats;
@@ -47,12 +31,12 @@ ModuleStats ComputeModuleStats(const HloModule& module) {
   for (const HloInstruction* p : entry->parameters()) {
     if (!p) continue;
     ++stats.parameter_count;
-    std::optional<int64_t> b = LeafBytes(p->shape());
+    std::optional<int64_t> b = LeafByteSizeOf(p->shape());
     if (b) total += *b;
     else known = false;
   }
   if (known) stats.parameter_bytes = total;
-  stats.output_bytes = LeafBytes(entry->root_instruction()->shape());
+  stats.output_bytes = LeafByteSizeOf(entry->root_instruction()->shape());
   return stats;
 }
 

@@ -182,11 +182,6 @@ std::optional<LineSpec> ParseLineSpec(std::string_view text, std::string* error)
   return spec;
 }
 
-std::string_view Basename(std::string_view path) {
-  size_t cut = path.find_last_of("/\\");
-  return cut == std::string_view::npos ? path : path.substr(cut + 1);
-}
-
 std::string FormatLineSet(std::string_view file, const std::vector<int64_t>& lines) {
   std::string out = fmt::format("{}:", Basename(file));
   for (size_t i = 0; i < lines.size();) {

@@ -101,4 +101,9 @@ std::optional<SourceLocation> ResolveSource(const HloModule& module,
   return loc;  // op_name only: still tells the user which JAX op it was
 }
 
+std::string_view Basename(std::string_view path) {
+  size_t cut = path.find_last_of("/\\");
+  return cut == std::string_view::npos ? path : path.substr(cut + 1);
+}
+
 }  // namespace hloscope

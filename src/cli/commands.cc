@@ -22,10 +22,6 @@ struct CommonFlags {
   std::string format = "text";
 };
 
-OutputFormat ToFormat(const std::string& s) {
-  return s == "json" ? OutputFormat::kJson : OutputFormat::kText;
-}
-
 int RunStats(const CommonFlags& flags) {
   auto group = ParseHloFile(flags.file);
   if (!group.ok()) {
@@ -34,7 +30,7 @@ int RunStats(const CommonFlags& flags) {
   }
   std::vector<ModuleStats> stats;
   for (const auto& m : group->modules) stats.push_back(ComputeModuleStats(*m));
-  RenderStats(stats, ToFormat(flags.format), std::cout);
+  RenderStats(stats, FormatOf(flags.format), std::cout);
   return kExitOk;
 }
 
@@ -128,7 +124,7 @@ int RunCheck(const CheckFlags& flags) {
   }
   RenderOptions render;
   render.min_copy_bytes_shown = flags.min_copy_bytes_shown;
-  RenderCheck(results, ToFormat(flags.common.format), render, std::cout);
+  RenderCheck(results, FormatOf(flags.common.format), render, std::cout);
   std::vector<std::string> violations = BudgetViolations(results, flags);
   for (const std::string& v : violations) std::cerr << "hloscope: check failed: " << v << "\n";
   return violations.empty() ? kExitOk : kExitFindings;
@@ -136,13 +132,20 @@ int RunCheck(const CheckFlags& flags) {
 
 }  // namespace
 
+void AddFileAndFormat(CLI::App* cmd, std::string* file, std::string* format) {
+  cmd->add_option("FILE", *file, "optimized HLO text ('-' for stdin)")->required();
+  cmd->add_option("--format", *format, "text or json")->check(CLI::IsMember({"text", "json"}));
+}
+
+OutputFormat FormatOf(const std::string& format) {
+  return format == "json" ? OutputFormat::kJson : OutputFormat::kText;
+}
+
 Subcommand AddStatsCommand(CLI::App& app) {
   auto flags = std::make_shared<CommonFlags>();
   CLI::App* stats = app.add_subcommand(
       "stats", "Computations by role, instructions by opcode, parameter and output bytes");
-  stats->add_option("FILE", flags->file, "optimized HLO text ('-' for stdin)")->required();
-  stats->add_option("--format", flags->format, "text or json")
-      ->check(CLI::IsMember({"text", "json"}));
+  AddFileAndFormat(stats, &flags->file, &flags->format);
   return {stats, [flags] { return RunStats(*flags); }};
 }
 
@@ -151,9 +154,7 @@ Subcommand AddCheckCommand(CLI::App& app) {
   CheckFlags& f = *flags;
   CLI::App* check = app.add_subcommand(
       "check", "Every copy, update, loop and parameter: in place or copied, how often, and why");
-  check->add_option("FILE", f.common.file, "optimized HLO text ('-' for stdin)")->required();
-  check->add_option("--format", f.common.format, "text or json")
-      ->check(CLI::IsMember({"text", "json"}));
+  AddFileAndFormat(check, &f.common.file, &f.common.format);
   check->add_option("--buffer-assignment", f.buffer_assignment,
                     "XLA's -buffer-assignment.txt dump (found automatically beside a dump)");
   check->add_flag("--no-buffer-assignment", f.no_buffer_assignment,

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "hloscope/report/format.h"
+
 namespace CLI {
 class App;
 }
@@ -28,6 +30,10 @@ struct Subcommand {
 };
 
 // commands.cc
+// The FILE argument and --format option every reading command has.
+void AddFileAndFormat(CLI::App* cmd, std::string* file, std::string* format);
+OutputFormat FormatOf(const std::string& format);
+
 Subcommand AddStatsCommand(CLI::App& app);
 Subcommand AddCheckCommand(CLI::App& app);
 Subcommand AddPrintCommand(CLI::App& app);

@@ -19,19 +19,10 @@
 namespace hloscope::cli {
 namespace {
 
-OutputFormat FormatOf(const std::string& s) {
-  return s == "json" ? OutputFormat::kJson : OutputFormat::kText;
-}
-
 std::vector<const HloModule*> Modules(const HloModuleGroup& group) {
   std::vector<const HloModule*> out;
   for (const auto& m : group.modules) out.push_back(m.get());
   return out;
-}
-
-void AddFileAndFormat(CLI::App* cmd, std::string* file, std::string* format) {
-  cmd->add_option("FILE", *file, "optimized HLO text ('-' for stdin)")->required();
-  cmd->add_option("--format", *format, "text or json")->check(CLI::IsMember({"text", "json"}));
 }
 
 void AddScope(CLI::App* cmd, std::string* scope) {

@@ -109,17 +109,28 @@ std::optional<int64_t> ByteSizeOf(const Shape& shape,
   return *elements * *width;
 }
 
-std::optional<int64_t> TotalByteSizeOf(const Shape& shape,
-                                       const ByteSizeOptions& options) {
+namespace {
+std::optional<int64_t> SumByteSizes(const Shape& shape, const ByteSizeOptions& options,
+                                    bool index_tables) {
   if (!shape.IsTuple()) return ByteSizeOf(shape, options);
-  int64_t total = options.pointer_size *
-                  static_cast<int64_t>(shape.tuple_shapes.size());
+  int64_t total =
+      index_tables ? options.pointer_size * static_cast<int64_t>(shape.tuple_shapes.size()) : 0;
   for (const Shape* e : shape.tuple_shapes) {
-    std::optional<int64_t> b = TotalByteSizeOf(*e, options);
+    std::optional<int64_t> b = SumByteSizes(*e, options, index_tables);
     if (!b || *b > INT64_MAX - total) return std::nullopt;
     total += *b;
   }
   return total;
+}
+}  // namespace
+
+std::optional<int64_t> TotalByteSizeOf(const Shape& shape,
+                                       const ByteSizeOptions& options) {
+  return SumByteSizes(shape, options, /*index_tables=*/true);
+}
+
+std::optional<int64_t> LeafByteSizeOf(const Shape& shape, const ByteSizeOptions& options) {
+  return SumByteSizes(shape, options, /*index_tables=*/false);
 }
 
 bool ShapesCompatible(const Shape& a, const Shape& b) {

@@ -9,16 +9,10 @@
 #include "hloscope/analysis/fusion_summary.h"
 #include "hloscope/report/render_where.h"
 #include "hloscope/support/human_bytes.h"
+#include "report/json_util.h"
 
 namespace hloscope {
 namespace {
-
-using Json = nlohmann::ordered_json;
-
-template <typename T>
-Json Opt(const std::optional<T>& v) {
-  return v ? Json(*v) : Json(nullptr);
-}
 
 constexpr int kTextWidth = 56;
 
@@ -229,9 +223,7 @@ void ReportAnnotate(const std::vector<const HloModule*>& modules, const Annotate
   SourceFiles files(options.source_roots);
   Json doc;
   if (format == OutputFormat::kJson) {
-    doc["schema_version"] = 1;
-    doc["tool"] = "hloscope";
-    doc["command"] = "annotate";
+    doc = JsonDocument("annotate");
     doc["scope"] = options.scope.empty() ? Json(nullptr) : Json(options.scope);
     doc["modules"] = Json::array();
   }

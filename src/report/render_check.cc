@@ -5,10 +5,10 @@
 
 #include <fmt/format.h>
 
+#include "report/json_util.h"
+
 namespace hloscope {
 namespace {
-
-using Json = nlohmann::ordered_json;
 
 std::string Where(const std::optional<SourceLocation>& s) {
   if (!s || s->file.empty()) return "";
@@ -27,6 +27,10 @@ std::string Times(std::optional<int64_t> n, bool upper) {
   return fmt::format("{}{}", upper ? "≤" : "", *n);
 }
 
+
+
+}  // namespace
+
 Json SourceJson(const std::optional<SourceLocation>& s) {
   if (!s) return nullptr;
   Json j;
@@ -38,13 +42,6 @@ Json SourceJson(const std::optional<SourceLocation>& s) {
   j["via"] = s->via;
   return j;
 }
-
-template <typename T>
-Json Opt(const std::optional<T>& v) {
-  return v ? Json(*v) : Json(nullptr);
-}
-
-}  // namespace
 
 std::string Headline(const ModuleCheck& m) {
   // Array copies are the answer; scalar ones (loop counters) are only
@@ -120,7 +117,6 @@ void RenderCheckText(const std::vector<ModuleCheck>& modules, const RenderOption
           continue;
         }
         std::string where = c.enclosing_loops.empty() ? "entry" : "in " + c.enclosing_loops.front();
-        if (!c.enclosing_loops.empty() && c.computation != c.enclosing_loops.front()) {}
         out << fmt::format("  {:<22} {:<18} {:>9} × {:<5} = {:>9}   {:<16} {}\n", c.instruction,
                            c.shape, HumanBytes(c.bytes), Times(c.executions, c.executions_upper_bound),
                            HumanBytes(c.total_bytes), where, Where(c.source));

@@ -3,10 +3,9 @@
 #include <fmt/format.h>
 
 #include "hloscope/analysis/source_index.h"
+#include "report/json_util.h"
 
 namespace hloscope {
-
-using Json = nlohmann::ordered_json;
 
 void RenderExplanationText(const Explanation& e, std::ostream& out) {
   out << e.text << "\n";
@@ -47,10 +46,7 @@ bool ReportExplain(const std::vector<const HloModule*>& modules, const ExplainOp
   }
   if (all.empty()) return false;
   if (format == OutputFormat::kJson) {
-    Json doc;
-    doc["schema_version"] = 1;
-    doc["tool"] = "hloscope";
-    doc["command"] = "explain";
+    Json doc = JsonDocument("explain");
     doc["explanations"] = Json::array();
     for (const Explanation& e : all) doc["explanations"].push_back(ExplanationToJson(e));
     out << doc.dump(2) << "\n";

@@ -5,16 +5,10 @@
 #include <fmt/format.h>
 
 #include "hloscope/support/human_bytes.h"
+#include "report/json_util.h"
 
 namespace hloscope {
 namespace {
-
-using Json = nlohmann::ordered_json;
-
-template <typename T>
-Json Opt(const std::optional<T>& v) {
-  return v ? Json(*v) : Json(nullptr);
-}
 
 std::optional<int64_t> Traffic(const FusionSummary& f) {
   if (!f.executions || !f.bytes_read || !f.bytes_written) return std::nullopt;
@@ -74,10 +68,7 @@ void RenderFusionsText(const std::vector<ModuleFusions>& modules, const FusionsO
 }
 
 Json FusionsToJson(const std::vector<ModuleFusions>& modules, const FusionsOptions& options) {
-  Json doc;
-  doc["schema_version"] = 1;
-  doc["tool"] = "hloscope";
-  doc["command"] = "fusions";
+  Json doc = JsonDocument("fusions");
   doc["scope"] = options.scope.empty() ? Json(nullptr) : Json(options.scope);
   doc["modules"] = Json::array();
   for (const ModuleFusions& m : modules) {

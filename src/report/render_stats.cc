@@ -3,18 +3,19 @@
 #include <algorithm>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
+
+#include "report/json_util.h"
 
 namespace hloscope {
 
 void RenderStats(const std::vector<ModuleStats>& modules, OutputFormat format,
                  std::ostream& out) {
   if (format == OutputFormat::kJson) {
-    nlohmann::ordered_json doc;
-    doc["schema_version"] = 1;
-    doc["modules"] = nlohmann::ordered_json::array();
+    Json doc;
+    doc["schema_version"] = kJsonSchemaVersion;
+    doc["modules"] = Json::array();
     for (const ModuleStats& m : modules) {
-      nlohmann::ordered_json j;
+      Json j;
       j["name"] = m.name;
       j["entry"] = m.entry;
       j["is_scheduled"] = m.is_scheduled;
@@ -25,8 +26,8 @@ void RenderStats(const std::vector<ModuleStats>& modules, OutputFormat format,
       j["instructions_by_opcode"] = m.instructions_by_opcode;
       j["unknown_opcodes"] = m.unknown_opcodes;
       j["parameter_count"] = m.parameter_count;
-      j["parameter_bytes"] = m.parameter_bytes ? nlohmann::ordered_json(*m.parameter_bytes) : nullptr;
-      j["output_bytes"] = m.output_bytes ? nlohmann::ordered_json(*m.output_bytes) : nullptr;
+      j["parameter_bytes"] = Opt(m.parameter_bytes);
+      j["output_bytes"] = Opt(m.output_bytes);
       doc["modules"].push_back(std::move(j));
     }
     out << doc.dump(2) << "\n";

@@ -9,16 +9,10 @@
 #include "hloscope/analysis/call_graph.h"
 #include "hloscope/analysis/fusion_summary.h"
 #include "hloscope/support/human_bytes.h"
+#include "report/json_util.h"
 
 namespace hloscope {
 namespace {
-
-using Json = nlohmann::ordered_json;
-
-template <typename T>
-Json Opt(const std::optional<T>& v) {
-  return v ? Json(*v) : Json(nullptr);
-}
 
 std::string Times(std::optional<int64_t> n, bool upper) {
   if (!n) return "×?";
@@ -204,10 +198,7 @@ void RenderWhereText(const std::vector<WhereModule>& modules, const WhereOptions
 
 Json WhereToJson(const std::vector<WhereModule>& modules, const WhereOptions& options,
                  SourceFiles& files) {
-  Json doc;
-  doc["schema_version"] = 1;
-  doc["tool"] = "hloscope";
-  doc["command"] = "where";
+  Json doc = JsonDocument("where");
   Json q;
   q["text"] = options.spec ? Json(options.spec->text) : Json(nullptr);
   q["file"] = options.spec && !options.spec->file.empty() ? Json(options.spec->file) : Json(nullptr);

@@ -8,6 +8,7 @@
 
 #include <string>
 
+#include "hloscope/analysis/execution_counts.h"
 #include "hloscope/analysis/findings.h"
 #include "hloscope/analysis/source_map.h"
 #include "hloscope/ir/module.h"
@@ -23,6 +24,10 @@ struct CheckOptions {
 };
 
 ModuleCheck CheckModule(const HloModule& module, const CheckOptions& options = {});
+// With the module's execution counts already computed (callers that need
+// them too, such as ModuleAnalysis, compute them once).
+ModuleCheck CheckModule(const HloModule& module, const ExecutionCounts& counts,
+                        const CheckOptions& options = {});
 
 }  // namespace hloscope
 

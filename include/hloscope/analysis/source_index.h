@@ -82,8 +82,6 @@ bool FunctionMatches(std::string_view function, std::string_view name);
 
 // `loops.py:14-16,20` from a set of lines of one file (basename shown).
 std::string FormatLineSet(std::string_view file, const std::vector<int64_t>& sorted_lines);
-// The last path component.
-std::string_view Basename(std::string_view path);
 
 // ---------------------------------------------------------------------------
 // The index.
@@ -182,15 +180,15 @@ std::vector<LineFacts> CollectLineFacts(const SourceIndex& index, const Executio
 struct ModuleAnalysis {
   explicit ModuleAnalysis(const HloModule& m, const CheckOptions& options = {})
       : module(m),
-        check(CheckModule(m, options)),
         counts(ExecutionCounts::Run(m)),
+        check(CheckModule(m, counts, options)),
         index(m, &check, options.source) {}
   ModuleAnalysis(const ModuleAnalysis&) = delete;
   ModuleAnalysis& operator=(const ModuleAnalysis&) = delete;
 
   const HloModule& module;
+  ExecutionCounts counts;  // before check, which is computed from it
   ModuleCheck check;
-  ExecutionCounts counts;
   SourceIndex index;
 };
 

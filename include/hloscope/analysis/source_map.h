@@ -48,6 +48,9 @@ std::optional<SourceLocation> ResolveSource(const HloModule& module,
 // Undoes the C escapes XLA's printer applies to strings (\" \\ \n \xHH, octal).
 std::string CUnescape(std::string_view s);
 
+// The last path component ('/' or '\\' separated).
+std::string_view Basename(std::string_view path);
+
 }  // namespace hloscope
 
 #endif  // HLOSCOPE_ANALYSIS_SOURCE_MAP_H_

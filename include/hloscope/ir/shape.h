@@ -69,6 +69,10 @@ std::optional<int64_t> ByteSizeOf(const Shape& shape,
 // Sum of ByteSizeOf over all array leaves, plus tuple index tables.
 std::optional<int64_t> TotalByteSizeOf(const Shape& shape,
                                        const ByteSizeOptions& options = {});
+// Sum of ByteSizeOf over all leaves, without tuple index tables: what a user
+// means by "how big are my arguments".
+std::optional<int64_t> LeafByteSizeOf(const Shape& shape,
+                                      const ByteSizeOptions& options = {});
 
 // True when both shapes have equal type, dimensions and physical layout.
 bool ShapesEqualWithLayout(const Shape& a, const Shape& b);

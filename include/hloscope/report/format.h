@@ -8,6 +8,9 @@ namespace hloscope {
 
 enum class OutputFormat { kText, kJson };
 
+// The version of every JSON document hloscope writes (docs/json-format.md).
+inline constexpr int kJsonSchemaVersion = 1;
+
 }  // namespace hloscope
 
 #endif  // HLOSCOPE_REPORT_FORMAT_H_

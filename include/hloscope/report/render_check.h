@@ -4,6 +4,7 @@
 #ifndef HLOSCOPE_REPORT_RENDER_CHECK_H_
 #define HLOSCOPE_REPORT_RENDER_CHECK_H_
 
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -15,13 +16,15 @@
 
 namespace hloscope {
 
-inline constexpr int kJsonSchemaVersion = 1;
-
 struct RenderOptions {
   // Show copies smaller than this many bytes per call only in the count.
   int64_t min_copy_bytes_shown = 0;
   bool color = false;
 };
+
+// The `source` object of the JSON format (docs/json-format.md); null when
+// there is no location.
+nlohmann::ordered_json SourceJson(const std::optional<SourceLocation>& source);
 
 // The one-line answer for a module, e.g. "jit_f: 2 copies, 400 MiB per call,
 // 99% inside while.7 at train.py:42".
