@@ -44,10 +44,14 @@ def build_driver(rev, jobs):
         stdout=subprocess.DEVNULL)
     run(["cmake", "--build", build, "--target", "hloscope_core", "-j", str(jobs)],
         stdout=subprocess.DEVNULL)
-    exe = build / "parse_driver"
-    run(["g++", "-std=c++20", "-O2", f"-I{tree / 'include'}", ROOT / "bench" / "parse_driver.cc",
+    return sha, link_driver(tree / "include", build, build / "parse_driver")
+
+
+def link_driver(include, build, exe):
+    """Compiles bench/parse_driver.cc (this checkout's) against build/src/libhloscope_core.a."""
+    run(["g++", "-std=c++20", "-O2", f"-I{include}", ROOT / "bench" / "parse_driver.cc",
          build / "src" / "libhloscope_core.a", "-lfmt", "-o", exe])
-    return sha, exe
+    return exe
 
 
 def parses(exe, path, n):
@@ -78,9 +82,7 @@ def main():
     base_sha, base_exe = build_driver(args.base, args.jobs)
     if args.new_build:
         build = Path(args.new_build).resolve()
-        new_sha, new_exe = f"{build}", build / "ab_parse_driver"
-        run(["g++", "-std=c++20", "-O2", f"-I{ROOT / 'include'}", ROOT / "bench" / "parse_driver.cc",
-             build / "src" / "libhloscope_core.a", "-lfmt", "-o", new_exe])
+        new_sha, new_exe = f"{build}", link_driver(ROOT / "include", build, build / "ab_parse_driver")
     else:
         new_sha, new_exe = build_driver(args.new or "HEAD", args.jobs)
 

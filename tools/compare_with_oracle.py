@@ -23,9 +23,13 @@ import json
 import os
 import subprocess
 import sys
+from typing import Tuple
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ba_oracle  # noqa: E402
+
+# hloscope verdicts that claim the update writes into its operand's buffer.
+IN_PLACE_CLAIMS = ("in-place", "in-place-on-copy")
 
 
 def run_hloscope(binary: str, hlo: str, ba: str) -> dict:
@@ -35,11 +39,21 @@ def run_hloscope(binary: str, hlo: str, ba: str) -> dict:
 
 
 def compare(binary: str, d: str) -> dict:
+    """The mismatches between hloscope and the oracle on DIR d, and how much was compared."""
+    return compare_full(binary, d)[0]
+
+
+def compare_full(binary: str, d: str) -> Tuple[dict, dict, dict]:
+    """compare() plus what it compared: (result, hloscope's module JSON, the oracle's result)."""
     hlo = os.path.join(d, "module.hlo.txt")
     ba = os.path.join(d, "buffer-assignment.txt")
     ours = run_hloscope(binary, hlo, ba)
     with open(hlo) as f, open(ba) as g:
         oracle = ba_oracle.analyze(f.read(), g.read())
+    return _compare(d, ours, oracle), ours, oracle
+
+
+def _compare(d: str, ours: dict, oracle: dict) -> dict:
     problems = []
     counts = {"copies": 0, "updates": 0, "loops": 0, "false_in_place": 0}
 
@@ -68,7 +82,7 @@ def compare(binary: str, d: str) -> dict:
         if not mine_u:
             problems.append(f"update missed: {key}")
             continue
-        claims_in_place = any(m["verdict"] in ("in-place", "in-place-on-copy") for m in mine_u)
+        claims_in_place = any(m["verdict"] in IN_PLACE_CLAIMS for m in mine_u)
         if u["same_buffer"] is True and not claims_in_place:
             problems.append(f"update {key}: XLA shares the buffer, hloscope says {[m['verdict'] for m in mine_u]}")
         if u["same_buffer"] is False and claims_in_place:
@@ -86,9 +100,9 @@ def compare(binary: str, d: str) -> dict:
             problems.append(f"verdict not confirmed: {m['instruction']} {m['verdict']} ({m['confirmation']})")
 
     loops = {l["instruction"]: l for l in ours["loops"]}
-    for w in oracle["whiles"] if "whiles" in oracle else oracle.get("loops", []):
+    for w in oracle["whiles"]:
         counts["loops"] += 1
-        name = w.get("instruction") or w.get("name")
+        name = w["instruction"]
         n = w.get("known_trip_count")
         if name not in loops:
             problems.append(f"loop missed: {name}")

@@ -18,7 +18,6 @@ __all__ = ["analyze", "inspect"]
 # module_0002.jit_f.cpu_after_optimizations-buffer-assignment.txt (GPU:
 # ...sm_9.0_gpu_after_optimizations.txt).
 _AFTER_OPT = re.compile(r"^module_\d+\..+after_optimizations\.txt$")
-_BA_SUFFIX = "-buffer-assignment.txt"
 
 
 def _report(result: "_C.CheckResult", fusions: Optional[_FusionSource], notes=()) -> Report:
@@ -154,15 +153,13 @@ def _find_dump(folder: str) -> "Optional[tuple[str, Optional[str]]]":
         names = os.listdir(folder)
     except FileNotFoundError:
         return None
-    listed = set(names)
     candidates = []
     for n in names:
         if not _AFTER_OPT.match(n):
             continue
-        ba = n[: -len(".txt")] + _BA_SUFFIX
         path = os.path.join(folder, n)
-        candidates.append((ba in listed, os.path.getsize(path), n,
-                           os.path.join(folder, ba) if ba in listed else None))
+        ba = _C.find_buffer_assignment_beside(path)
+        candidates.append((ba is not None, os.path.getsize(path), n, ba))
     if not candidates:
         return None
     # The module with a buffer assignment; among several, the largest (the program

@@ -13,7 +13,8 @@ import os
 from typing import Any, Iterable, Optional, Sequence, Union
 
 from ._api import _jax_stage_types, analyze, inspect
-from ._report import Copy, ModuleReport, Report, Update, _times, human_bytes
+from ._report import (IN_PLACE_VERDICTS, Copy, ModuleReport, Report, Update, _times,
+                      human_bytes)
 
 __all__ = ["assert_inplace", "assert_budget"]
 
@@ -50,7 +51,7 @@ def _copy_line(c: Copy) -> str:
 
 
 def _update_line(u: Update, module: ModuleReport) -> str:
-    if u.verdict in ("in-place", "not-materialized") and u.confirmed is False:
+    if u.verdict in IN_PLACE_VERDICTS and u.confirmed is False:
         what = f"is {u.verdict} by hloscope's rules but CONTRADICTED by XLA's buffer assignment"
         detail = u.confirmation or u.reason
     else:

@@ -13,7 +13,6 @@ import dataclasses
 import html
 import json
 import os
-import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator, Optional, Sequence
 
@@ -160,7 +159,7 @@ class Copy:
     @property
     def is_scalar(self) -> bool:
         """A copy of a rank-0 value (e.g. the loop counter XLA copies in every loop)."""
-        return re.fullmatch(r"[a-z0-9]+\[\](\{[^}]*\})?", self.shape.strip()) is not None
+        return self.scalar
 
     @classmethod
     def from_json(cls, d: dict) -> "Copy":
@@ -294,9 +293,6 @@ class _FusionSource:
             doc = json.loads(_hloscope.list_fusions(text, self.name))
             self._modules = [[Fusion.from_json(x) for x in m] for m in doc]
         return self._modules[index] if index < len(self._modules) else []
-
-    def __getstate__(self):
-        return {"text": self.text, "path": self.path, "name": self.name, "_modules": self._modules}
 
 
 @dataclass(repr=False)

@@ -4,21 +4,13 @@ The CLI comes from HLOSCOPE_BIN, else the dev build (build/dev/src/hloscope),
 else `hloscope` on PATH (what `pip install .` puts there).
 """
 import os
-import shutil
+import sys
 
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-
-def find_hloscope_bin():
-    env = os.environ.get("HLOSCOPE_BIN")
-    if env:
-        return env
-    dev = os.path.join(ROOT, "build", "dev", "src", "hloscope")
-    if os.path.exists(dev):
-        return dev
-    return shutil.which("hloscope")
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+from hloscope_bin import find_hloscope_bin  # noqa: E402
 
 
 @pytest.fixture(scope="session")

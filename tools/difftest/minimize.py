@@ -81,8 +81,7 @@ def minimize(sp: dict, holds: Callable[[dict], bool], budget_s: float = 120,
                 ok = False
                 if cand is not None and cand != sp:
                     try:
-                        S.infer_types(cand)
-                        S.render(cand)
+                        S.render(cand)  # raises SpecError if inconsistent (infer_types)
                         tries += 1
                         ok = holds(cand)
                     except S.SpecError:

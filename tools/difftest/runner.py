@@ -32,8 +32,11 @@ TOOLS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ROOT = os.path.dirname(TOOLS)
 DEFAULT_SAVE = os.path.join(ROOT, "tests", "fixtures", "difftest")
 sys.path.insert(0, TOOLS)
-import ba_oracle  # noqa: E402
 import compare_with_oracle  # noqa: E402
+from hloscope_bin import find_hloscope_bin  # noqa: E402
+
+# Bound here, so that --compare (use_compare_module) does not need to define it.
+IN_PLACE_CLAIMS = compare_with_oracle.IN_PLACE_CLAIMS
 
 CATEGORIES = [
     ("false_in_place", re.compile(r"^FALSE IN-PLACE")),
@@ -44,16 +47,6 @@ CATEGORIES = [
     ("trips", re.compile(r"^(trip count differs|loop missed)")),
     ("crash", re.compile(r"^(hloscope failed|oracle failed)")),
 ]
-
-
-def default_binary() -> Optional[str]:
-    env = os.environ.get("HLOSCOPE_BIN")
-    if env:
-        return env
-    dev = os.path.join(ROOT, "build", "dev", "src", "hloscope")
-    if os.path.exists(dev):
-        return dev
-    return shutil.which("hloscope")
 
 
 def category(problem: str) -> str:
@@ -233,9 +226,7 @@ def compare_dir(binary: str, d: str) -> dict:
     for attempt in range(3):
         try:
             _binary_ready(binary)
-            r = compare_with_oracle.compare(binary, d)
-            ours = compare_with_oracle.run_hloscope(binary, os.path.join(d, "module.hlo.txt"),
-                                                    os.path.join(d, "buffer-assignment.txt"))
+            r, ours, oracle = compare_with_oracle.compare_full(binary, d)
             break
         except OSError as e:
             # the binary may be mid-rebuild (missing, text file busy): wait and retry
@@ -251,8 +242,6 @@ def compare_dir(binary: str, d: str) -> dict:
         except Exception as e:  # the oracle
             rec["problems"] = [f"oracle failed: {type(e).__name__}: {e}"]
             return rec
-    with open(os.path.join(d, "module.hlo.txt")) as f, open(os.path.join(d, "buffer-assignment.txt")) as g:
-        oracle = ba_oracle.analyze(f.read(), g.read())
     rec["problems"] = list(r["problems"])
     rec["signatures"] = sorted({signature(p, ours, oracle) for p in rec["problems"]})
     copies = oracle["copies"] + oracle.get("layout_copy_fusions", [])
@@ -267,7 +256,7 @@ def compare_dir(binary: str, d: str) -> dict:
         "hl_updates": len(ours["updates"]),
         "verdicts": dict(Counter(u["verdict"] for u in ours["updates"])),
         "in_place_contradicted": sum(1 for u in ours["updates"] if u["confirmed"] is False and
-                                     u["verdict"] in ("in-place", "in-place-on-copy")),
+                                     u["verdict"] in IN_PLACE_CLAIMS),
         "causes": dict(Counter(c["cause"] for c in ours["copies"])),
         "loops": len(oracle["whiles"]),
         "known_trips": sum(1 for w in oracle["whiles"] if w["known_trip_count"] is not None),
@@ -405,7 +394,7 @@ def summarize(records: List[dict]) -> dict:
             if isinstance(v, int) and k != "false_in_place":
                 tot[k] += v
         vs = r.get("n", {}).get("verdicts", {})
-        tot["in_place_claims"] += vs.get("in-place", 0) + vs.get("in-place-on-copy", 0)
+        tot["in_place_claims"] += sum(vs.get(v, 0) for v in IN_PLACE_CLAIMS)
         # the same false claim may show up in both checks: count it once
         tot["false_in_place"] += max(r.get("n", {}).get("in_place_contradicted", 0),
                                      sum(1 for p in r["problems"] if category(p) == "false_in_place"))
@@ -540,6 +529,13 @@ def use_compare_module(path: str) -> None:
     spec = importlib.util.spec_from_file_location("compare_with_oracle_alt", path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
+    if not hasattr(mod, "compare_full"):  # a copy older than compare_full: run both again
+        tools_module = compare_with_oracle
+
+        def compare_full(binary: str, d: str):
+            r = mod.compare(binary, d)
+            return (r,) + tools_module.compare_full(binary, d)[1:]
+        mod.compare_full = compare_full
     compare_with_oracle = mod
 
 
@@ -587,7 +583,7 @@ def main(argv=None) -> int:
                 recs += [json.loads(line) for line in f if line.strip()]
         s = summarize(recs)
     else:
-        binary = a.hloscope or default_binary()
+        binary = a.hloscope or find_hloscope_bin()
         if not binary:
             print("difftest: no hloscope binary (use --hloscope or HLOSCOPE_BIN)", file=sys.stderr)
             return 2
