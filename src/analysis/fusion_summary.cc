@@ -164,18 +164,19 @@ ModuleFusions SummarizeFusions(const SourceIndex& index, const ExecutionCounts& 
   ModuleFusions out;
   const HloModule& module = index.module();
   out.name = std::string(module.name());
+  ScopeMatcher scope(options.scope);
   for (const HloComputation* comp : module.computations()) {
     if (!IsSequentialRole(RoleOf(*comp))) continue;
     for (const HloInstruction* instr : comp->instructions()) {
       if (instr->opcode() != HloOpcode::kFusion) continue;
       ++out.kernels_total;
-      if (!options.scope.empty()) {
-        bool match = MatchesScope(index.OpNameOf(*instr), options.scope);
+      if (!scope.empty()) {
+        bool match = scope.Matches(index.OpNameOf(*instr));
         std::vector<const HloComputation*> comps;
         KernelComputations(instr->fused_computation(), &comps, 0);
         for (size_t c = 0; c < comps.size() && !match; ++c)
           for (const HloInstruction* inner : comps[c]->instructions())
-            if (MatchesScope(index.OpNameOf(*inner), options.scope)) {
+            if (scope.Matches(index.OpNameOf(*inner))) {
               match = true;
               break;
             }

@@ -120,8 +120,14 @@ std::string UserScopePath(std::string_view op_name) {
   return out;
 }
 
+ScopeMatcher::ScopeMatcher(std::string_view scope) : want_(SplitOpName(scope)) {}
+
 bool MatchesScope(std::string_view op_name, std::string_view scope) {
-  std::vector<ScopeSegment> want = SplitOpName(scope);
+  return ScopeMatcher(scope).Matches(op_name);
+}
+
+bool ScopeMatcher::Matches(std::string_view op_name) const {
+  const std::vector<ScopeSegment>& want = want_;
   if (want.empty()) return true;
   if (op_name.empty()) return false;
   std::vector<ScopeSegment> have = SplitOpName(op_name);
@@ -145,8 +151,9 @@ bool MatchesScope(std::string_view op_name, std::string_view scope) {
 
 void FilterFindingsByScope(ModuleCheck* check, std::string_view scope) {
   if (scope.empty()) return;
+  ScopeMatcher matcher(scope);
   auto in_scope = [&](const std::optional<SourceLocation>& s) {
-    return s && MatchesScope(s->op_name, scope);
+    return s && matcher.Matches(s->op_name);
   };
   // A copy belongs to the scope of an update it feeds, too (copies have no
   // op_name of their own).

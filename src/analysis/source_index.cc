@@ -352,10 +352,11 @@ std::vector<const HloInstruction*> SourceIndex::Find(const LineSpec& spec,
   std::vector<char> entry_ok(entries_.size());
   for (size_t e = 0; e < entries_.size(); ++e) entry_ok[e] = spec.Matches(entries_[e].loc);
   std::vector<const HloInstruction*> out;
+  ScopeMatcher matcher(scope);
   for (const HloInstruction* instr : instrs_) {
     int32_t e = instr->id() < entry_of_.size() ? entry_of_[instr->id()] : -1;
     if (e < 0 || !entry_ok[e]) continue;
-    if (!scope.empty() && !MatchesScope(OpNameOf(*instr), scope)) continue;
+    if (!matcher.empty() && !matcher.Matches(OpNameOf(*instr))) continue;
     out.push_back(instr);
   }
   return out;
@@ -404,6 +405,7 @@ std::vector<LineFacts> CollectLineFacts(const SourceIndex& index, const Executio
   const HloModule& module = index.module();
   LineSpec all;
   const LineSpec& spec = query.spec ? *query.spec : all;
+  ScopeMatcher scope(query.scope);
 
   std::map<const HloInstruction*, std::vector<const UpdateFinding*>> updates_of;
   for (const UpdateFinding& u : check.updates)
@@ -448,7 +450,7 @@ std::vector<LineFacts> CollectLineFacts(const SourceIndex& index, const Executio
   // line, or its fusion's).
   for (const UpdateFinding& u : check.updates) {
     if (!u.source || !spec.Matches(*u.source)) continue;
-    if (!query.scope.empty() && !MatchesScope(u.source->op_name, query.scope)) continue;
+    if (!scope.empty() && !scope.Matches(u.source->op_name)) continue;
     bucket(*u.source).updates.push_back(&u);
   }
 
@@ -479,7 +481,7 @@ std::vector<LineFacts> CollectLineFacts(const SourceIndex& index, const Executio
           if (is_update) continue;
           std::optional<SourceLocation> loc = index.Of(*reader);
           if (!loc || loc->file.empty() || !spec.Matches(*loc)) continue;
-          if (!query.scope.empty() && !MatchesScope(loc->op_name, query.scope)) continue;
+          if (!scope.empty() && !scope.Matches(loc->op_name)) continue;
           bucket(*loc).reads.push_back({reader, &c});
         }
       }

@@ -27,16 +27,30 @@
 
 namespace hloscope {
 
-// True when `scope` (one or more '/'-separated segments) occurs in op_name.
-// An empty scope matches everything; an empty op_name matches no scope.
-bool MatchesScope(std::string_view op_name, std::string_view scope);
-
 // One segment of an op_name after unwrapping, and whether it is one JAX
 // adds by itself (while, body, closed_call, ...).
 struct ScopeSegment {
   std::string name;
   bool jax_wrapper = false;
 };
+
+// A scope split once, for testing many op_names against it (the exploring
+// commands test every instruction).
+class ScopeMatcher {
+ public:
+  explicit ScopeMatcher(std::string_view scope);
+  // True when the scope (one or more '/'-separated segments) occurs in
+  // op_name. An empty scope matches everything; an empty op_name matches no
+  // scope.
+  bool Matches(std::string_view op_name) const;
+  bool empty() const { return want_.empty(); }
+
+ private:
+  std::vector<ScopeSegment> want_;
+};
+
+// ScopeMatcher(scope).Matches(op_name).
+bool MatchesScope(std::string_view op_name, std::string_view scope);
 
 // op_name split at top-level '/' (not inside () or []), each segment
 // unwrapped (`transpose(jvp(encoder))` -> `encoder`, `reduce_sum[axes=(0,)]`
