@@ -67,7 +67,8 @@ BENCHMARK(BM_ParseFile)->Unit(benchmark::kMillisecond)->UseRealTime();
 void BM_CheckFile(benchmark::State& state) {
   ParseBenchFile(state, [](const hloscope::HloModuleGroup& group) {
     for (const auto& m : group.modules) {
-      hloscope::ModuleCheck check = hloscope::CheckModule(*m);
+      hloscope::ExecutionCounts counts = hloscope::ExecutionCounts::Run(*m);
+      hloscope::ModuleCheck check = hloscope::CheckModule(*m, counts);
       benchmark::DoNotOptimize(check.copies.size());
     }
   });

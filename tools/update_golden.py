@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Regenerate (or check) the golden outputs of hloscope's exploring commands.
+"""Regenerate (or check) the golden outputs of hloscope's commands.
 
 Reads tests/golden/cases.txt (NAME | ARGUMENTS), runs `hloscope ARGUMENTS`
 for each case with {ROOT} replaced by the repository root, normalises
@@ -7,8 +7,8 @@ absolute paths (everything before /tools/ or /tests/fixtures/ becomes
 <ROOT>, so the goldens do not depend on where the repository or the fixture
 programs were), and writes tests/golden/NAME.txt.
 
-tests/analysis/explore_golden_test.cc renders the same cases through the
-library (the code the CLI calls) and compares with these files.
+tests/analysis/explore_golden_test.cc runs the same cases through RunCli
+(the CLI, in-process) and compares with these files.
 
 Usage:
     python3 tools/update_golden.py [--hloscope build/dev/src/hloscope] [--check] [NAME ...]
@@ -40,6 +40,14 @@ def read_cases():
             name, _, args = line.partition("|")
             cases.append((name.strip(), args.strip().split(" ")))
     return cases
+
+
+def recorded(out: str, err: str, code: int) -> str:
+    """What a golden file holds: stdout, then stderr and the exit code when
+    either says something (same rule as Recorded() in explore_golden_test.cc)."""
+    if code == 0 and not err:
+        return out
+    return f"{out}--- stderr (exit {code}) ---\n{err}"
 
 
 def normalize(text: str) -> str:
@@ -86,10 +94,10 @@ def main(argv=None) -> int:
             continue
         argv_ = [opts.hloscope] + [a.replace("{ROOT}", REPO_ROOT) for a in args]
         proc = subprocess.run(argv_, capture_output=True, text=True, cwd=REPO_ROOT)
-        if proc.returncode != 0:
+        if proc.returncode not in (0, 1):
             print(f"update_golden: {name}: exit {proc.returncode}\n{proc.stderr}", file=sys.stderr)
             return 2
-        text = normalize(proc.stdout)
+        text = normalize(recorded(proc.stdout, proc.stderr, proc.returncode))
         path = os.path.join(GOLDEN_DIR, name + ".txt")
         old = open(path, encoding="utf-8").read() if os.path.exists(path) else None
         if old == text:

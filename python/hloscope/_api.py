@@ -10,7 +10,7 @@ import tempfile
 from typing import Any, Optional
 
 from . import _hloscope as _C
-from ._report import Report, _FusionSource
+from ._report import Report
 
 __all__ = ["analyze", "inspect"]
 
@@ -20,9 +20,8 @@ __all__ = ["analyze", "inspect"]
 _AFTER_OPT = re.compile(r"^module_\d+\..+after_optimizations\.txt$")
 
 
-def _report(result: "_C.CheckResult", fusions: Optional[_FusionSource], notes=()) -> Report:
-    return Report.from_json(result.json(), rendered_text=result.text(), notes=notes,
-                            _fusion_source=fusions)
+def _report(engine: "_C.Session", notes=()) -> Report:
+    return Report._from_engine(engine, notes)
 
 
 def _jax_stage_types():
@@ -93,18 +92,14 @@ def analyze(x: Any, buffer_assignment: Any = None) -> Report:
                                     "newline or start with 'HloModule')")
         if ba_text is not None:
             return _text_report(_read_text(path), path, ba_text, ba_path)
-        found = None
-        if buffer_assignment is None:
-            found = _C.find_buffer_assignment_beside(path)
-        return _report(_C.check_file(path, found), _FusionSource(path=path, name=path))
+        return _report(_C.Session.open_file(path, None, buffer_assignment is None))
     raise TypeError(f"hloscope.analyze() takes HLO text, a path, a jax.stages.Compiled or "
                     f"jax.stages.Lowered, not {type(x).__name__}")
 
 
 def _text_report(text: str, name: str, ba_text: Optional[str] = None, ba_path: str = "",
                  notes=()) -> Report:
-    return _report(_C.check_text(text, name, ba_text, ba_path),
-                   _FusionSource(text=text, name=name), notes)
+    return _report(_C.Session.open_text(text, name, ba_text, ba_path), notes)
 
 
 def _load_ba(ba: Any) -> "tuple[str, str]":

@@ -1,10 +1,12 @@
-"""The typed report: dataclasses built from the CLI's JSON (schema_version 1).
+"""The typed report: dataclasses built from the CLI's JSON (docs/json-format.md).
 
 The C++ engine renders the findings once, as the JSON that ``hloscope check
 --format json`` prints and as the text ``hloscope check`` prints; the classes
 here are a typed view of that JSON. Field names follow the JSON keys, except
 ``Copy.copy_class`` (JSON ``class``). Keys a newer engine adds land in
-``extra`` instead of being dropped.
+``extra`` instead of being dropped. References to other instructions are
+``Ref`` / ``Position`` objects, exactly as the JSON has them; nothing here
+parses a label.
 """
 
 from __future__ import annotations
@@ -12,17 +14,13 @@ from __future__ import annotations
 import dataclasses
 import html
 import json
-import os
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator, Optional, Sequence
 
 __all__ = [
-    "Source", "Copy", "Update", "Loop", "Parameter", "Fusion", "ModuleReport", "Report",
-    "human_bytes",
+    "Source", "Ref", "Position", "Feed", "Reader", "Scaling", "Copy", "Update", "Loop",
+    "Parameter", "Fusion", "ModuleReport", "Report", "human_bytes",
 ]
-
-# Verdicts that mean "this update writes into the buffer it updates".
-IN_PLACE_VERDICTS = ("in-place", "not-materialized")
 
 _UNITS = ("B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB")
 
@@ -46,6 +44,9 @@ def _times(n: Optional[int], upper: bool) -> str:
     return f"{'≤' if upper else ''}{n}"
 
 
+_FIELDS: dict = {}
+
+
 def _from_dict(cls, d: dict, renames: Optional[dict] = None, convert: Optional[dict] = None):
     """Builds dataclass `cls` from JSON dict `d`: known keys to fields, the rest to `extra`."""
     names = _FIELDS.get(cls)
@@ -64,11 +65,12 @@ def _from_dict(cls, d: dict, renames: Optional[dict] = None, convert: Optional[d
     return cls(**kwargs, extra=extra)
 
 
-_FIELDS: dict = {}
+def _opt(cls):
+    return lambda d: None if d is None else cls.from_json(d)
 
 
-def _source(d: Optional[dict]) -> Optional["Source"]:
-    return None if d is None else _from_dict(Source, d)
+def _list(cls):
+    return lambda v: [cls.from_json(x) for x in v]
 
 
 @dataclass
@@ -77,7 +79,8 @@ class Source:
 
     ``via`` says how it was found: ``metadata`` (the instruction's own),
     ``update`` (a copy attributed to the update that needed it), ``copied
-    value`` (the producer of the copied value) or ``loop``.
+    value`` (the producer of the copied value) or ``loop``. ``text`` is the
+    one form hloscope prints it in (``dir/train.py:42``).
     """
 
     file: Optional[str] = None
@@ -86,13 +89,11 @@ class Source:
     function: Optional[str] = None
     op_name: Optional[str] = None
     via: str = "metadata"
+    text: Optional[str] = None
     extra: dict = field(default_factory=dict, repr=False, compare=False)
 
     def __str__(self) -> str:
-        """``file:line``, the file relative to the working directory when under it."""
-        if not self.file:
-            return "?"
-        return f"{_display_path(self.file)}:{self.line}" if self.line else _display_path(self.file)
+        return self.text or "?"
 
     def matches(self, spec: "int | str") -> bool:
         """True if this is the line `spec`: ``42``, ``"42"``, ``"file.py:42"`` or ``"dir/file.py:42"``.
@@ -118,15 +119,84 @@ class Source:
         have = [p for p in self.file.replace("\\", "/").split("/") if p]
         return len(want) <= len(have) and have[len(have) - len(want):] == want
 
+    @classmethod
+    def from_json(cls, d: dict) -> "Source":
+        return _from_dict(cls, d)
 
-def _display_path(path: str) -> str:
-    if not os.path.isabs(path):
-        return path
-    try:
-        rel = os.path.relpath(path)
-    except ValueError:  # another drive (Windows)
-        return path
-    return path if rel.startswith("..") else rel
+
+@dataclass
+class Ref:
+    """A reference to an instruction: its name and computation (``str()`` is the name)."""
+
+    instruction: str = ""
+    computation: str = ""
+    fusion: Optional[str] = None  # for update references: the fusion it is fused into
+    source: Optional[Source] = None  # for readers: the line that reads
+    extra: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def __str__(self) -> str:
+        return self.instruction + (f" in {self.fusion}" if self.fusion else "")
+
+    @classmethod
+    def from_json(cls, d: dict) -> "Ref":
+        return _from_dict(cls, d, convert={"source": Source.from_json})
+
+
+@dataclass
+class Position:
+    """A value: an instruction and a shape index (``str()``: ``while.3{1}``)."""
+
+    instruction: str = ""
+    computation: str = ""
+    index: list = field(default_factory=list)
+    extra: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def __str__(self) -> str:
+        if not self.index:
+            return self.instruction
+        return self.instruction + "{" + ",".join(str(i) for i in self.index) + "}"
+
+    @classmethod
+    def from_json(cls, d: dict) -> "Position":
+        return _from_dict(cls, d, convert={"index": list})
+
+
+@dataclass
+class Feed:
+    """What a copy is made for: an update that writes into it (``kind == "update"``),
+    or the state of a loop that overwrites it (``"loop-state"``)."""
+
+    kind: str = "update"
+    update: Optional[Ref] = None
+    loop: Optional[Ref] = None
+    carry: list = field(default_factory=list)
+    extra: dict = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def from_json(cls, d: dict) -> "Feed":
+        return _from_dict(cls, d, convert={"update": Ref.from_json, "loop": Ref.from_json})
+
+
+@dataclass
+class Scaling:
+    """One thing in a loop that grows with a buffer: a copy, or a carry rewritten in full."""
+
+    kind: str = "copy"  # copy, carry-rewrite
+    copy: Optional[Position] = None
+    carry: Optional[int] = None
+    rewritten_by: Optional[Position] = None
+    shape: str = ""
+    bytes: Optional[int] = None
+    text: str = ""
+    extra: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def __str__(self) -> str:
+        return self.text
+
+    @classmethod
+    def from_json(cls, d: dict) -> "Scaling":
+        return _from_dict(cls, d, convert={"copy": Position.from_json,
+                                           "rewritten_by": Position.from_json})
 
 
 @dataclass
@@ -135,20 +205,23 @@ class Copy:
 
     instruction: str = ""
     computation: str = ""
+    output_index: list = field(default_factory=list)
     kind: str = "copy"  # copy, copy-start, copy-fusion
     copy_class: str = "protective"  # protective, layout-change, memory-space-move
     shape: str = ""
-    scalar: bool = False  # rank 0 (loop counters): summarised in text output
+    scalar: bool = False  # rank 0 (loop counters): summarised in text output, skipped by gates
     bytes: Optional[int] = None
     executions: Optional[int] = None
     executions_upper_bound: bool = False
     total_bytes: Optional[int] = None
-    enclosing_loops: list = field(default_factory=list)  # innermost first
+    enclosing_loops: list = field(default_factory=list)  # list[Ref], innermost first
     cause: str = "unknown"
+    cause_rule: str = "none"
     cause_detail: str = ""
     hint: Optional[str] = None
-    copied_from: str = ""
-    feeds: list = field(default_factory=list)
+    copied_from: Optional[Position] = None
+    readers: list = field(default_factory=list)  # list[Ref]: reads of the old contents
+    feeds: list = field(default_factory=list)  # list[Feed]
     source: Optional[Source] = None
     extra: dict = field(default_factory=dict, repr=False, compare=False)
 
@@ -164,7 +237,9 @@ class Copy:
     @classmethod
     def from_json(cls, d: dict) -> "Copy":
         return _from_dict(cls, d, renames={"class": "copy_class"},
-                          convert={"source": _source, "enclosing_loops": list, "feeds": list})
+                          convert={"source": Source.from_json, "enclosing_loops": _list(Ref),
+                                   "copied_from": Position.from_json, "readers": _list(Ref),
+                                   "feeds": _list(Feed), "output_index": list})
 
 
 @dataclass
@@ -172,19 +247,20 @@ class Update:
     """One in-place-capable update (dynamic-update-slice, scatter, ...) and its verdict.
 
     ``verdict`` is ``in-place``, ``in-place-on-copy`` (in place, but on a copy
-    XLA made first: ``copy``), ``out-of-place`` or ``not-materialized`` (fused
+    XLA made first: ``runs_on``), ``out-of-place`` or ``not-materialized`` (fused
     away). ``confirmed`` is True/False when XLA's buffer assignment confirms or
     contradicts the verdict, None without a dump.
     """
 
     instruction: str = ""
-    opcode: str = ""
     computation: str = ""
+    opcode: str = ""
     fusion: Optional[str] = None
+    output_index: list = field(default_factory=list)
     verdict: str = "in-place"
     full_rewrite: bool = False
-    copy: Optional[str] = None
-    operand: str = ""
+    runs_on: Optional[Position] = None
+    operand: Optional[Position] = None
     reason: str = ""
     buffer_bytes: Optional[int] = None
     bytes_written: Optional[int] = None
@@ -192,21 +268,28 @@ class Update:
     executions_upper_bound: bool = False
     confirmed: Optional[bool] = None
     confirmation: Optional[str] = None
+    confirmation_basis: str = "no-dump"
     source: Optional[Source] = None
     extra: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
+    def copy(self) -> Optional[str]:
+        """The name of the copy it runs on (in-place-on-copy), else None."""
+        return self.runs_on.instruction if self.runs_on else None
+
+    @property
     def in_place(self) -> bool:
         """Verdict ``in-place`` or ``not-materialized``, and not contradicted by XLA."""
-        return self.verdict in IN_PLACE_VERDICTS and self.confirmed is not False
+        return self.verdict in ("in-place", "not-materialized") and self.confirmed is not False
 
     @property
     def label(self) -> str:
-        return self.instruction + (f" (in {self.fusion})" if self.fusion else "")
+        return self.instruction + (f" in {self.fusion}" if self.fusion else "")
 
     @classmethod
     def from_json(cls, d: dict) -> "Update":
-        return _from_dict(cls, d, convert={"source": _source})
+        return _from_dict(cls, d, convert={"source": Source.from_json, "runs_on": Position.from_json,
+                                           "operand": Position.from_json, "output_index": list})
 
 
 @dataclass
@@ -216,20 +299,20 @@ class Loop:
     instruction: str = ""
     computation: str = ""
     trip_count: Optional[int] = None
-    trip_count_source: str = ""
+    trip_count_source: str = "unknown"
     executions: Optional[int] = None
     copy_bytes_per_iteration: Optional[int] = None
     rewrite_bytes_per_iteration: Optional[int] = None
     scales_with_buffer: bool = False
-    scaling: list = field(default_factory=list)
-    enclosing_loops: list = field(default_factory=list)
+    scaling: list = field(default_factory=list)  # list[Scaling]
+    enclosing_loops: list = field(default_factory=list)  # list[Ref]
     source: Optional[Source] = None
     extra: dict = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def from_json(cls, d: dict) -> "Loop":
-        return _from_dict(cls, d, convert={"source": _source, "scaling": list,
-                                           "enclosing_loops": list})
+        return _from_dict(cls, d, convert={"source": Source.from_json, "scaling": _list(Scaling),
+                                           "enclosing_loops": _list(Ref)})
 
 
 @dataclass
@@ -241,69 +324,64 @@ class Parameter:
     shape: str = ""
     bytes: Optional[int] = None
     donated: bool = False
+    donation: Optional[str] = None  # input-output-alias, buffer-donor
     copied: bool = False
-    copies: list = field(default_factory=list)
+    copies: list = field(default_factory=list)  # list[Position]
     extra: dict = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def from_json(cls, d: dict) -> "Parameter":
-        return _from_dict(cls, d, convert={"copies": list})
+        return _from_dict(cls, d, convert={"copies": _list(Position)})
 
 
 @dataclass
 class Fusion:
-    """One fusion instruction (one kernel): its kind and the opcodes it fuses.
-
-    Not part of the CLI's JSON; read from the HLO by the extension.
-    """
+    """One fusion instruction (one kernel), as ``hloscope fusions --format json`` shows it."""
 
     instruction: str = ""
-    kind: Optional[str] = None  # kLoop, kInput, kOutput, kCustom
     computation: str = ""
-    shape: str = ""
     fused_computation: Optional[str] = None
-    fused_opcodes: list = field(default_factory=list)
+    kind: str = ""  # kLoop, kInput, kOutput, kCustom
+    backend_kind: Optional[str] = None
+    shape: str = ""
+    instruction_count: int = 0
+    opcode_counts: dict = field(default_factory=dict)
+    notable: list = field(default_factory=list)  # list[Ref] (with opcode, shape in extra)
+    source_lines: list = field(default_factory=list)
+    lines_text: str = ""
+    bytes_read: Optional[int] = None
+    bytes_written: Optional[int] = None
+    executions: Optional[int] = None
+    executions_upper_bound: bool = False
+    bytes_per_call: Optional[int] = None
+    enclosing_loops: list = field(default_factory=list)  # list[Ref]
     source: Optional[Source] = None
+    updates: list = field(default_factory=list)  # list[Update] on this kernel
+    copies: list = field(default_factory=list)  # list[Copy] this kernel is
     extra: dict = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def fused_opcodes(self) -> list:
+        """The distinct opcodes fused into the kernel, most frequent first."""
+        return list(self.opcode_counts)
 
     @classmethod
     def from_json(cls, d: dict) -> "Fusion":
-        return _from_dict(cls, d, convert={"source": _source, "fused_opcodes": list})
-
-
-class _FusionSource:
-    """The HLO the fusions are listed from, on first use (not part of the CLI's JSON).
-
-    Listing fusions means parsing the module again, so it is done only when a
-    report's ``fusions`` are read; the text (or the file's path) is kept until then.
-    """
-
-    def __init__(self, text: Optional[str] = None, path: Optional[str] = None,
-                 name: str = "<input>") -> None:
-        self.text, self.path, self.name = text, path, name
-        self._modules: Optional[list] = None
-
-    def module(self, index: int) -> list:
-        if self._modules is None:
-            from . import _hloscope
-            text = self.text
-            if text is None:
-                with open(self.path, "rb") as f:
-                    text = f.read().decode("utf-8", errors="replace")
-            doc = json.loads(_hloscope.list_fusions(text, self.name))
-            self._modules = [[Fusion.from_json(x) for x in m] for m in doc]
-        return self._modules[index] if index < len(self._modules) else []
+        return _from_dict(cls, d, convert={"source": Source.from_json, "notable": _list(Ref),
+                                           "enclosing_loops": _list(Ref), "updates": _list(Update),
+                                           "copies": _list(Copy), "opcode_counts": dict})
 
 
 @dataclass(repr=False)
 class ModuleReport:
     """Everything ``hloscope check`` reports for one HLO module.
 
-    ``fusions`` (not in the CLI's JSON) is listed from the HLO on first access.
+    ``fusions`` (the ``fusions`` command's JSON) is listed on first access.
     """
 
     name: str = ""
     entry: str = ""
+    path: Optional[str] = None
     headline: str = ""
     buffer_assignment: Optional[str] = None  # the dump the verdicts were checked against
     parameters: list = field(default_factory=list)  # list[Parameter]
@@ -311,7 +389,7 @@ class ModuleReport:
     updates: list = field(default_factory=list)  # list[Update]
     loops: list = field(default_factory=list)  # list[Loop]
     extra: dict = field(default_factory=dict, repr=False, compare=False)
-    _fusion_source: Optional[_FusionSource] = field(default=None, repr=False, compare=False)
+    _report: Optional["Report"] = field(default=None, repr=False, compare=False)
     _index: int = field(default=0, repr=False, compare=False)
 
     def __repr__(self) -> str:
@@ -320,9 +398,9 @@ class ModuleReport:
     @property
     def fusions(self) -> list:
         """The module's fusion instructions (list[Fusion]); [] when the HLO is not at hand."""
-        if self._fusion_source is None:
+        if self._report is None:
             return []
-        return self._fusion_source.module(self._index)
+        return self._report._fusions_of(self._index)
 
     @property
     def copies_in_loops(self) -> list:
@@ -344,10 +422,10 @@ class ModuleReport:
 
 
 _MODULE_CONVERT = {
-    "parameters": lambda v: [Parameter.from_json(x) for x in v],
-    "copies": lambda v: [Copy.from_json(x) for x in v],
-    "updates": lambda v: [Update.from_json(x) for x in v],
-    "loops": lambda v: [Loop.from_json(x) for x in v],
+    "parameters": _list(Parameter),
+    "copies": _list(Copy),
+    "updates": _list(Update),
+    "loops": _list(Loop),
 }
 
 
@@ -357,31 +435,48 @@ class Report:
 
     ``str(report)`` is the text ``hloscope check`` prints; ``report.to_json()``
     is exactly what ``hloscope check --format json`` prints; in a notebook the
-    report shows as HTML tables.
+    report shows as HTML tables. A report made by analyze()/inspect() keeps the
+    parsed module (about 3× the HLO text) for its fusions and for the
+    assertions; ``del report`` frees it.
     """
 
     modules: list = field(default_factory=list)  # list[ModuleReport]
-    schema_version: int = 1
+    schema_version: int = 2
     # Things the user should know about how the report was made (e.g. no
     # buffer-assignment dump could be obtained).
     notes: list = field(default_factory=list)
     _json: Optional[str] = field(default=None, repr=False, compare=False)
     _text: Optional[str] = field(default=None, repr=False, compare=False)
+    _engine: Any = field(default=None, repr=False, compare=False)
+    _fusions: Optional[list] = field(default=None, repr=False, compare=False)
 
     # -- construction -------------------------------------------------------------------
     @classmethod
     def from_json(cls, text: "str | bytes", *, rendered_text: Optional[str] = None,
-                  notes: Iterable[str] = (), _fusion_source: Optional[_FusionSource] = None
-                  ) -> "Report":
+                  notes: Iterable[str] = (), _engine: Any = None) -> "Report":
         """Builds a Report from the CLI's JSON (``hloscope check --format json``)."""
         if isinstance(text, bytes):
-            text = text.decode("utf-8")
+            text = text.decode("utf-8", errors="replace")
         doc = json.loads(text)
         modules = [ModuleReport.from_json(m) for m in doc.get("modules", [])]
+        report = cls(modules=modules, schema_version=doc.get("schema_version", 2),
+                     notes=list(notes), _json=text, _text=rendered_text, _engine=_engine)
         for i, m in enumerate(modules):
-            m._fusion_source, m._index = _fusion_source, i
-        return cls(modules=modules, schema_version=doc.get("schema_version", 1),
-                   notes=list(notes), _json=text, _text=rendered_text)
+            m._report, m._index = report, i
+        return report
+
+    @classmethod
+    def _from_engine(cls, engine: Any, notes: Iterable[str] = ()) -> "Report":
+        return cls.from_json(engine.check_json(), rendered_text=engine.check_text(), notes=notes,
+                             _engine=engine)
+
+    def _fusions_of(self, index: int) -> list:
+        if self._engine is None:
+            return []
+        if self._fusions is None:
+            doc = json.loads(self._engine.fusions_json())
+            self._fusions = [[Fusion.from_json(f) for f in m["fusions"]] for m in doc["modules"]]
+        return self._fusions[index] if index < len(self._fusions) else []
 
     # -- rendering ----------------------------------------------------------------------
     def to_json(self) -> str:
@@ -472,7 +567,7 @@ def _render_html(report: Report) -> str:
                 ([_e(c.instruction), _e(c.shape), _e(human_bytes(c.bytes)),
                   _e(_times(c.executions, c.executions_upper_bound)),
                   _e(human_bytes(c.total_bytes)),
-                  _e("in " + c.enclosing_loops[0] if c.enclosing_loops else "entry"),
+                  _e(f"in {c.enclosing_loops[0]}" if c.enclosing_loops else "entry"),
                   _e(c.source) if c.source else "",
                   f'<span class="bad">{_e(c.cause)}</span> — {_e(c.cause_detail)}'
                   + (f"<br>hint: {_e(c.hint)}" if c.hint else "")]
@@ -510,7 +605,7 @@ def _render_html(report: Report) -> str:
                 ["#", "name", "shape", "bytes", "donated", "copied"],
                 ([_e(p.number), _e(p.name), _e(p.shape), _e(human_bytes(p.bytes)),
                   "donated" if p.donated else "not donated",
-                  _e(", ".join(p.copies)) if p.copied else "not copied"]
+                  _e(", ".join(c.instruction for c in p.copies)) if p.copied else "not copied"]
                  for p in m.parameters)))
         if m.buffer_assignment:
             out.append(f"<p>verdicts checked against XLA's buffer assignment "

@@ -1,175 +1,180 @@
 // hloscope._hloscope: the C++ engine for Python (nanobind).
 //
-// Deliberately small: parse + check run in C++ and the findings leave as the
-// CLI's own JSON (CheckToJson) and text (RenderCheckText), so Python, the CLI
-// and docs/json-format.md can never drift apart. The typed dataclasses are
-// built from that JSON in hloscope/_report.py. Diagnostics become
+// Deliberately thin: a Session (app/session.h) is opened exactly as the CLI
+// opens one, and everything leaves as the CLI's own output — the JSON
+// documents of check and fusions, check's text, the gate failure message of
+// the one gate policy (analysis/policy.h) — so Python, the CLI and
+// docs/json-format.md cannot drift apart. The typed dataclasses are built
+// from that JSON in hloscope/_report.py. Diagnostics become
 // hloscope.ParseError (defined in Python, hloscope/_errors.py).
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
-#include <nlohmann/json.hpp>
 
-#include "hloscope/analysis/check.h"
-#include "hloscope/analysis/source_map.h"
-#include "hloscope/ir/computation.h"
-#include "hloscope/ir/instruction.h"
-#include "hloscope/ir/module.h"
-#include "hloscope/parser/buffer_assignment.h"
-#include "hloscope/parser/parser.h"
-#include "hloscope/report/render_check.h"
+#include "hloscope/app/cli.h"
+#include "hloscope/app/commands.h"
+#include "hloscope/app/session.h"
+#include "hloscope/report/json_model.h"
+#include "hloscope/report/render_fusions.h"
+#include "hloscope/report/wording.h"
+#include "hloscope/support/version.h"
 
 namespace nb = nanobind;
 using namespace nb::literals;
 
 namespace {
 
-using Json = nlohmann::ordered_json;
+using hloscope::Session;
 
 // A Diagnostic on its way to Python; translated to hloscope.ParseError.
 struct DiagnosticError {
   hloscope::Diagnostic diagnostic;
 };
 
-std::string Dump(const Json& j) {
-  // The CLI prints dump(2) + "\n"; `replace` only matters for invalid UTF-8,
-  // where the CLI would abort instead.
-  return j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
-}
+// The gates of assert_inplace / assert_budget, as the CLI's flags set them.
+struct PyGateOptions {
+  bool fail_on_copies_in_loops = false;
+  bool fail_on_out_of_place = false;
+  bool fail_on_contradiction = false;
+  std::optional<int64_t> max_copy_bytes;
+  std::optional<int64_t> max_copies;
+  std::optional<int64_t> max_copies_in_loops;
+  std::optional<int64_t> max_copy_bytes_in_loops;
+  bool count_scalar_copies = false;
+  std::vector<std::string> updates;
+  std::vector<std::string> lines;
 
-// Fusion instructions of a module: name, kind, where, what they fuse.
-Json FusionsJson(const hloscope::HloModule& module) {
-  Json out = Json::array();
-  for (const hloscope::HloComputation* comp : module.computations()) {
-    for (const hloscope::HloInstruction* instr : comp->instructions()) {
-      if (instr->opcode_text() != "fusion") continue;
-      Json j;
-      j["instruction"] = std::string(instr->name());
-      std::optional<std::string_view> kind = instr->attribute("kind");
-      j["kind"] = kind ? Json(std::string(*kind)) : Json(nullptr);
-      j["computation"] = std::string(comp->name());
-      j["shape"] = instr->shape().ToString();
-      const hloscope::HloComputation* fused = instr->fused_computation();
-      j["fused_computation"] = fused ? Json(std::string(fused->name())) : Json(nullptr);
-      Json ops = Json::array();
-      if (fused) {
-        for (const hloscope::HloInstruction* f : fused->instructions()) {
-          std::string op(f->opcode_text());
-          if (op == "parameter" || op == "constant") continue;
-          bool seen = false;
-          for (const auto& o : ops) seen |= o.get<std::string>() == op;
-          if (!seen) ops.push_back(op);
-        }
-      }
-      j["fused_opcodes"] = std::move(ops);
-      std::optional<hloscope::SourceLocation> src = hloscope::ResolveSource(module, *instr);
-      j["source"] = src && !src->file.empty() ? hloscope::SourceJson(src) : Json(nullptr);
-      out.push_back(std::move(j));
+  hloscope::GateOptions ToGates() const {
+    hloscope::GateOptions g;
+    g.fail_on_copies_in_loops = fail_on_copies_in_loops;
+    g.fail_on_out_of_place = fail_on_out_of_place;
+    g.fail_on_contradiction = fail_on_contradiction;
+    g.max_copy_bytes = max_copy_bytes;
+    g.max_copies = max_copies;
+    g.max_copies_in_loops = max_copies_in_loops;
+    g.max_copy_bytes_in_loops = max_copy_bytes_in_loops;
+    g.count_scalar_copies = count_scalar_copies;
+    g.update_names = updates;
+    for (const std::string& text : lines) {
+      std::string error;
+      std::optional<hloscope::LineSpec> spec = hloscope::ParseLineSpec(text, &error);
+      if (!spec) throw nb::value_error(("bad line '" + text + "': " + error).c_str());
+      g.lines.push_back(*spec);
     }
-  }
-  return out;
-}
-
-// The findings of one `check` run, kept in C++ so text and JSON come from
-// the very renderers the CLI uses.
-class CheckResult {
- public:
-  std::vector<hloscope::ModuleCheck> modules;
-
-  std::string json() const { return Dump(hloscope::CheckToJson(modules)); }
-
-  std::string text(int64_t min_copy_bytes_shown, bool color) const {
-    hloscope::RenderOptions options;
-    options.min_copy_bytes_shown = min_copy_bytes_shown;
-    options.color = color;
-    std::ostringstream out;
-    hloscope::RenderCheckText(modules, options, out);
-    return out.str();
-  }
-
-  std::vector<std::string> module_names() const {
-    std::vector<std::string> names;
-    for (const auto& m : modules) names.push_back(m.name);
-    return names;
+    return g;
   }
 };
 
-// What `hloscope check` does after reading its inputs: a dump describes one
-// module, so with several modules it is applied only when there is exactly one.
-CheckResult CheckGroup(const hloscope::HloModuleGroup& group,
-                       const hloscope::BufferAssignment* ba, const std::string& ba_path) {
-  CheckResult result;
-  for (const auto& m : group.modules) {
-    hloscope::CheckOptions options;
-    if (ba && group.modules.size() == 1) {
-      options.buffer_assignment = ba;
-      options.buffer_assignment_path = ba_path;
-    }
-    result.modules.push_back(hloscope::CheckModule(*m, options));
-  }
-  return result;
-}
+// An open input and its analyses; what a Report holds on to.
+class PySession {
+ public:
+  explicit PySession(std::unique_ptr<Session> s) : s_(std::move(s)) {}
 
-CheckResult CheckText(std::string hlo_text, std::string path,
-                      std::optional<std::string> ba_text, std::string ba_path) {
-  hloscope::ParseOptions options;
-  options.path = path;
-  std::optional<hloscope::BufferAssignment> ba;
-  CheckResult result;
+  static PySession Open(hloscope::SessionRequest request) {
+    hloscope::Result<std::unique_ptr<Session>> s = [&] {
+      nb::gil_scoped_release release;
+      return Session::Open(request);
+    }();
+    if (!s.ok()) throw DiagnosticError{s.error()};
+    return PySession(std::move(s).value());
+  }
+
+  static PySession OpenText(std::string text, std::string path, std::optional<std::string> ba_text,
+                            std::string ba_path) {
+    hloscope::SessionRequest r;
+    r.path = path;
+    r.text = std::move(text);
+    r.buffer_assignment_text = std::move(ba_text);
+    r.buffer_assignment_path = std::move(ba_path);
+    r.find_buffer_assignment = false;
+    return Open(std::move(r));
+  }
+
+  static PySession OpenFile(std::string path, std::optional<std::string> ba_path, bool find) {
+    hloscope::SessionRequest r;
+    r.path = std::move(path);
+    r.buffer_assignment_path = ba_path.value_or("");
+    r.find_buffer_assignment = find;
+    return Open(std::move(r));
+  }
+
+  std::vector<std::string> module_names() const {
+    std::vector<std::string> out;
+    for (const hloscope::HloModule* m : s_->modules()) out.push_back(std::string(m->name()));
+    return out;
+  }
+  std::string buffer_assignment_path() const { return s_->buffer_assignment_path(); }
+
+  std::string check_json(const std::string& scope) {
+    nb::gil_scoped_release release;
+    std::vector<hloscope::ModuleCheck> checks = hloscope::ScopedChecks(*s_, scope);
+    return hloscope::JsonText(hloscope::CheckToJson(hloscope::Pointers(checks)));
+  }
+
+  std::string check_text(const std::string& scope, int64_t min_copy_bytes_shown) {
+    nb::gil_scoped_release release;
+    std::vector<hloscope::ModuleCheck> checks = hloscope::ScopedChecks(*s_, scope);
+    hloscope::CheckTextOptions options;
+    options.min_copy_bytes_shown = min_copy_bytes_shown;
+    std::ostringstream out;
+    hloscope::RenderCheckText(hloscope::Pointers(checks), options, out);
+    return out.str();
+  }
+
+  std::string fusions_json(const std::string& scope) {
+    nb::gil_scoped_release release;
+    hloscope::FusionsRequest request;
+    request.format = hloscope::OutputFormat::kJson;
+    request.scope = scope;
+    std::ostringstream out;
+    hloscope::RunFusionsCommand(*s_, request, out);
+    return out.str();
+  }
+
+  // The failure message of the gates (None when they pass), titled like
+  // "hloscope.assert_inplace".
+  std::optional<std::string> gate_failure(const PyGateOptions& options, const std::string& title) {
+    hloscope::GateOptions gates = options.ToGates();
+    nb::gil_scoped_release release;
+    std::vector<const hloscope::ModuleCheck*> modules = s_->Checks();
+    std::vector<hloscope::Violation> violations = hloscope::EvaluateGates(modules, gates);
+    if (violations.empty()) return std::nullopt;
+    return hloscope::GateFailureMessage(title, violations, modules);
+  }
+
+  // The check document with the gates' verdict ("gate"), as `check
+  // --format json` with the same flags prints it.
+  std::string gate_json(const PyGateOptions& options) {
+    hloscope::GateOptions gates = options.ToGates();
+    nb::gil_scoped_release release;
+    std::vector<const hloscope::ModuleCheck*> modules = s_->Checks();
+    std::vector<hloscope::Violation> violations = hloscope::EvaluateGates(modules, gates);
+    return hloscope::JsonText(hloscope::CheckToJson(modules, &violations));
+  }
+
+ private:
+  std::unique_ptr<Session> s_;
+};
+
+std::tuple<int, std::string, std::string> RunCli(const std::vector<std::string>& args) {
+  std::ostringstream out, err;
+  int code;
   {
     nb::gil_scoped_release release;
-    auto group = hloscope::ParseHloText(std::move(hlo_text), options);
-    if (!group.ok()) throw DiagnosticError{group.error()};
-    if (ba_text) {
-      auto parsed = hloscope::ParseBufferAssignment(*ba_text, ba_path);
-      if (!parsed.ok()) throw DiagnosticError{parsed.error()};
-      ba = std::move(parsed).value();
-    }
-    result = CheckGroup(*group, ba ? &*ba : nullptr, ba_path);
+    code = hloscope::RunCli(args, out, err);
   }
-  return result;
-}
-
-// `hloscope check FILE [--buffer-assignment BA]`, reading the files in C++.
-CheckResult CheckFile(std::string path, std::optional<std::string> ba_path) {
-  CheckResult result;
-  {
-    nb::gil_scoped_release release;
-    auto group = hloscope::ParseHloFile(path);
-    if (!group.ok()) throw DiagnosticError{group.error()};
-    std::optional<hloscope::BufferAssignment> ba;
-    if (ba_path) {
-      auto read = hloscope::ReadBufferAssignmentFile(*ba_path);
-      if (!read.ok()) throw DiagnosticError{read.error()};
-      ba = std::move(read).value();
-    }
-    result = CheckGroup(*group, ba ? &*ba : nullptr, ba_path.value_or(""));
-  }
-  return result;
-}
-
-// The fusion instructions of every module, as JSON: one array per module.
-std::string ListFusions(std::string hlo_text, std::string path) {
-  hloscope::ParseOptions options;
-  options.path = path;
-  std::string out;
-  {
-    nb::gil_scoped_release release;
-    auto group = hloscope::ParseHloText(std::move(hlo_text), options);
-    if (!group.ok()) throw DiagnosticError{group.error()};
-    Json all = Json::array();
-    for (const auto& m : group->modules) all.push_back(FusionsJson(*m));
-    out = Dump(all);
-  }
-  return out;
+  return {code, out.str(), err.str()};
 }
 
 void TranslateDiagnostic(const std::exception_ptr& p, void*) {
@@ -181,8 +186,8 @@ void TranslateDiagnostic(const std::exception_ptr& p, void*) {
     while (!formatted.empty() && formatted.back() == '\n') formatted.pop_back();
     try {
       nb::object cls = nb::module_::import_("hloscope._errors").attr("ParseError");
-      nb::object exc = cls(d.message, "path"_a = d.path, "line"_a = d.line,
-                           "column"_a = d.column, "formatted"_a = formatted);
+      nb::object exc = cls(d.message, "path"_a = d.path, "line"_a = d.line, "column"_a = d.column,
+                           "formatted"_a = formatted);
       PyErr_SetObject(cls.ptr(), exc.ptr());
     } catch (nb::python_error& err) {
       // hloscope._errors unavailable (the bare extension): a plain ValueError.
@@ -196,35 +201,55 @@ void TranslateDiagnostic(const std::exception_ptr& p, void*) {
 
 NB_MODULE(_hloscope, m) {
   m.doc() = "hloscope's C++ engine: parse optimized HLO text and check every copy and update.";
-  m.attr("__version__") = "0.1.0";
+  m.attr("__version__") = hloscope::kHloscopeVersion;
   m.attr("JSON_SCHEMA_VERSION") = hloscope::kJsonSchemaVersion;
 
   nb::register_exception_translator(TranslateDiagnostic);
 
-  nb::class_<CheckResult>(m, "CheckResult",
-                          "Findings of one check run (one entry per HLO module).")
-      .def("json", &CheckResult::json,
-           "The report as JSON, byte for byte what `hloscope check --format json` prints.")
-      .def("text", &CheckResult::text, "min_copy_bytes_shown"_a = 0, "color"_a = false,
-           "The report as text, what `hloscope check` prints.")
-      .def("module_names", &CheckResult::module_names, "Names of the checked modules, in order.")
-      .def("__len__", [](const CheckResult& r) { return r.modules.size(); });
+  nb::class_<PyGateOptions>(m, "GateOptions",
+                            "The gates of `hloscope check --fail-on-* --max-*`, one policy for CLI and Python.")
+      .def(nb::init<>())
+      .def_rw("fail_on_copies_in_loops", &PyGateOptions::fail_on_copies_in_loops)
+      .def_rw("fail_on_out_of_place", &PyGateOptions::fail_on_out_of_place)
+      .def_rw("fail_on_contradiction", &PyGateOptions::fail_on_contradiction)
+      .def_rw("max_copy_bytes", &PyGateOptions::max_copy_bytes)
+      .def_rw("max_copies", &PyGateOptions::max_copies)
+      .def_rw("max_copies_in_loops", &PyGateOptions::max_copies_in_loops)
+      .def_rw("max_copy_bytes_in_loops", &PyGateOptions::max_copy_bytes_in_loops)
+      .def_rw("count_scalar_copies", &PyGateOptions::count_scalar_copies)
+      .def_rw("updates", &PyGateOptions::updates, "restrict to these updates (instruction or fusion names)")
+      .def_rw("lines", &PyGateOptions::lines, "restrict to the updates of these lines ('train.py:42', '42')");
 
-  m.def("check_text", &CheckText, "hlo_text"_a, "path"_a = "<input>",
-        "buffer_assignment_text"_a = nb::none(), "buffer_assignment_path"_a = "",
-        "Parse optimized HLO text (and optionally XLA's buffer-assignment dump) and check it.\n\n"
-        "`path` and `buffer_assignment_path` only name the inputs in diagnostics and reports.\n"
-        "Raises hloscope.ParseError on malformed input.");
-  m.def("check_file", &CheckFile, "path"_a, "buffer_assignment_path"_a = nb::none(),
-        "Read and check an HLO dump, as `hloscope check PATH [--buffer-assignment BA]`.\n\n"
-        "Raises hloscope.ParseError on malformed input or unreadable files.");
-  m.def("list_fusions", &ListFusions, "hlo_text"_a, "path"_a = "<input>",
-        "The fusion instructions (kind, fused opcodes, source) of every module in the HLO\n"
-        "text, as JSON: one array per module. Not part of the CLI's check schema.\n"
-        "Raises hloscope.ParseError on malformed input.");
+  nb::class_<PySession>(m, "Session", "An opened HLO input and its analyses (app/session.h).")
+      .def_static("open_text", &PySession::OpenText, "hlo_text"_a, "path"_a = "<input>",
+                  "buffer_assignment_text"_a = nb::none(), "buffer_assignment_path"_a = "",
+                  "Parse HLO text (and optionally XLA's buffer-assignment dump).\n\n"
+                  "`path` and `buffer_assignment_path` only name the inputs in diagnostics and reports.\n"
+                  "Raises hloscope.ParseError on malformed input.")
+      .def_static("open_file", &PySession::OpenFile, "path"_a, "buffer_assignment_path"_a = nb::none(),
+                  "find_buffer_assignment"_a = true,
+                  "Read an HLO dump as `hloscope check PATH [--buffer-assignment BA]` does (the dump\n"
+                  "beside PATH is found unless find_buffer_assignment is False).\n"
+                  "Raises hloscope.ParseError on malformed input or unreadable files.")
+      .def("module_names", &PySession::module_names, "Names of the modules, in order.")
+      .def_prop_ro("buffer_assignment_path", &PySession::buffer_assignment_path,
+                   "The dump the verdicts are checked against, or ''.")
+      .def("check_json", &PySession::check_json, "scope"_a = "",
+           "What `hloscope check --format json [--scope S]` prints.")
+      .def("check_text", &PySession::check_text, "scope"_a = "", "min_copy_bytes_shown"_a = 0,
+           "What `hloscope check [--scope S] [--min-copy-bytes N]` prints.")
+      .def("fusions_json", &PySession::fusions_json, "scope"_a = "",
+           "What `hloscope fusions --format json [--scope S]` prints.")
+      .def("gate_failure", &PySession::gate_failure, "options"_a, "title"_a,
+           "The failure message of these gates, or None when they pass.")
+      .def("gate_json", &PySession::gate_json, "options"_a,
+           "The check document with the gates' verdict, as `hloscope check --format json` with the\n"
+           "same flags prints it.");
+
+  m.def("run_cli", &RunCli, "args"_a,
+        "Run `hloscope ARGS...` in-process: (exit code, stdout, stderr).");
   m.def(
       "find_buffer_assignment_beside",
-      [](const std::string& hlo_path) { return hloscope::FindBufferAssignmentBeside(hlo_path); },
-      "hlo_path"_a,
+      [](const std::string& hlo_path) { return hloscope::FindBufferAssignmentBeside(hlo_path); }, "hlo_path"_a,
       "The buffer-assignment dump that belongs to an HLO dump (XLA's naming), or None.");
 }

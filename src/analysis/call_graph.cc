@@ -2,22 +2,6 @@
 
 namespace hloscope {
 
-std::string_view ComputationRoleName(ComputationRole role) {
-  switch (role) {
-    case ComputationRole::kEntry: return "entry";
-    case ComputationRole::kFused: return "fused";
-    case ComputationRole::kWhileBody: return "while body";
-    case ComputationRole::kWhileCondition: return "while condition";
-    case ComputationRole::kBranch: return "branch";
-    case ComputationRole::kCall: return "call";
-    case ComputationRole::kAsync: return "async";
-    case ComputationRole::kEmbedded: return "reducer";
-    case ComputationRole::kCustomCall: return "custom-call";
-    case ComputationRole::kUnreachable: return "unreachable";
-  }
-  return "unknown";
-}
-
 ComputationRole RoleOf(const HloComputation& comp) {
   if (comp.is_entry()) return ComputationRole::kEntry;
   for (const HloInstruction* caller : comp.callers()) {

@@ -160,10 +160,10 @@ TripCount ComputeTripCount(const HloInstruction& w) {
   TripCount t;
   if (std::optional<int64_t> n = KnownTripCount(w)) {
     t.count = n;
-    t.source = "known_trip_count";
+    t.source = TripCountSource::kKnownTripCount;
   } else if (std::optional<int64_t> n = InductionVariableTripCount(w)) {
     t.count = n;
-    t.source = "induction-variable";
+    t.source = TripCountSource::kInductionVariable;
   }
   return t;
 }

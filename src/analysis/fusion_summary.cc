@@ -26,19 +26,6 @@ void KernelComputations(const HloComputation* comp, std::vector<const HloComputa
 
 }  // namespace
 
-std::string FusionKindName(const HloInstruction& fusion) {
-  switch (fusion.fusion_kind()) {
-    case FusionKind::kLoop: return "kLoop";
-    case FusionKind::kInput: return "kInput";
-    case FusionKind::kOutput: return "kOutput";
-    case FusionKind::kCustom: return "kCustom";
-    case FusionKind::kNone: return "";
-    case FusionKind::kOther: break;
-  }
-  if (std::optional<std::string_view> k = fusion.attribute("kind")) return std::string(*k);
-  return "";
-}
-
 std::string FusionBackendKind(const HloInstruction& fusion) {
   std::optional<std::string_view> raw = fusion.backend_config();
   if (!raw || raw->empty()) return "";
@@ -86,18 +73,13 @@ bool IsInterestingFusedOpcode(HloOpcode opcode) {
 FusionSummary SummarizeFusion(const HloInstruction& fusion, const SourceIndex& index,
                               const ExecutionCounts& counts, const ModuleCheck* check) {
   FusionSummary s;
-  s.name = std::string(fusion.name());
-  s.computation = std::string(fusion.parent()->name());
+  s.fusion = &fusion;
   const HloComputation* fused = fusion.fused_computation();
-  s.fused_computation = fused ? std::string(fused->name()) : "";
-  s.kind = FusionKindName(fusion);
   s.backend_kind = FusionBackendKind(fusion);
-  s.shape = fusion.shape().ToString();
   s.source = index.Of(fusion);
   s.executions = counts.Of(&fusion);
   s.executions_upper_bound = counts.IsUpperBound(fusion.parent());
-  for (const HloInstruction* l : counts.EnclosingLoops(fusion.parent()))
-    s.enclosing_loops.push_back(std::string(l->name()));
+  s.enclosing_loops = counts.EnclosingLoops(fusion.parent());
 
   std::optional<int64_t> read = 0;
   for (const HloInstruction* op : fusion.operands()) {
@@ -116,7 +98,7 @@ FusionSummary SummarizeFusion(const HloInstruction& fusion, const SourceIndex& i
 
   std::vector<const HloComputation*> comps;
   KernelComputations(fused, &comps, 0);
-  std::map<std::string, int64_t> by_opcode;
+  std::map<std::string_view, int64_t> by_opcode;
   for (const HloComputation* comp : comps) {
     bool fused_body = RoleOf(*comp) == ComputationRole::kFused;
     for (const HloInstruction* instr : comp->instructions()) {
@@ -125,45 +107,43 @@ FusionSummary SummarizeFusion(const HloInstruction& fusion, const SourceIndex& i
       add_line(loc);
       if (!fused_body) continue;  // reducers: their lines count, their ops are the reduce's
       ++s.instruction_count;
-      ++by_opcode[std::string(instr->opcode_text())];
-      if (IsInterestingFusedOpcode(instr->opcode()))
-        s.interesting.push_back({std::string(instr->name()), std::string(instr->opcode_text()),
-                                 instr->shape().ToString(), loc});
+      ++by_opcode[instr->opcode_text()];
+      if (IsInterestingFusedOpcode(instr->opcode())) s.interesting.push_back({instr, loc});
     }
   }
   s.opcode_counts.assign(by_opcode.begin(), by_opcode.end());
   std::stable_sort(s.opcode_counts.begin(), s.opcode_counts.end(),
                    [](const auto& a, const auto& b) { return a.second > b.second; });
-  std::vector<std::string> parts;
-  for (auto& [file, set] : lines) {
-    SourceLines sl{file, {set.begin(), set.end()}};
-    parts.push_back(FormatLineSet(file, sl.lines));
-    s.lines.push_back(std::move(sl));
-  }
-  s.lines_text = fmt::format("{}", fmt::join(parts, "; "));
+  for (auto& [file, set] : lines) s.lines.push_back({file, {set.begin(), set.end()}});
 
   if (check) {
-    for (const UpdateFinding& u : check->updates) {
-      bool mine = (u.fusion && *u.fusion == s.name) || (!u.fusion && u.instruction == s.name);
-      if (!mine) continue;
-      std::string line = fmt::format("{} {}: {}", u.opcode, u.instruction, UpdateVerdictName(u.verdict));
-      if (u.copy) line += fmt::format(" (on {})", *u.copy);
-      if (u.full_rewrite) line += ", rewrites the whole buffer";
-      s.findings.push_back(std::move(line));
-    }
-    for (const CopyFinding& c : check->copies)
-      if (c.instruction == s.name)
-        s.findings.push_back(fmt::format("copies {} ({}): {}", c.shape, CopyCauseName(c.cause),
-                                         c.cause_detail));
+    for (const UpdateFinding* u : check->UpdatesOf(&fusion))
+      if (u->site.owner() == &fusion) s.updates.push_back(u);
+    s.copies = check->CopiesOf(&fusion);
   }
   return s;
+}
+
+std::optional<int64_t> FusionSummary::bytes_per_call() const {
+  if (!executions || !bytes_read || !bytes_written) return std::nullopt;
+  return (*bytes_read + *bytes_written) * *executions;
+}
+
+const FusionSummary* ModuleFusions::Find(const HloInstruction* fusion) const {
+  auto it = by_fusion_.find(fusion);
+  return it == by_fusion_.end() ? nullptr : &fusions[it->second];
+}
+
+void ModuleFusions::Reindex() {
+  by_fusion_.clear();
+  for (size_t i = 0; i < fusions.size(); ++i) by_fusion_.emplace(fusions[i].fusion, i);
 }
 
 ModuleFusions SummarizeFusions(const SourceIndex& index, const ExecutionCounts& counts,
                                const ModuleCheck* check, const FusionsOptions& options) {
   ModuleFusions out;
   const HloModule& module = index.module();
-  out.name = std::string(module.name());
+  out.module = &module;
   ScopeMatcher scope(options.scope);
   for (const HloComputation* comp : module.computations()) {
     if (!IsSequentialRole(RoleOf(*comp))) continue;
@@ -185,6 +165,7 @@ ModuleFusions SummarizeFusions(const SourceIndex& index, const ExecutionCounts& 
       out.fusions.push_back(SummarizeFusion(*instr, index, counts, check));
     }
   }
+  out.Reindex();
   return out;
 }
 

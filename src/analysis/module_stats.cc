@@ -9,14 +9,13 @@ namespace hloscope {
 
 ModuleStats ComputeModuleStats(const HloModule& module) {
   ModuleStats stats;
-  stats.name = std::string(module.name());
-  stats.entry = std::string(module.entry_computation()->name());
+  stats.module = &module;
   stats.is_scheduled = module.is_scheduled();
   stats.has_stack_frames = !module.stack_frames().empty();
   std::set<std::string> unknown;
   for (const HloComputation* comp : module.computations()) {
     ++stats.computations;
-    ++stats.computations_by_role[std::string(ComputationRoleName(RoleOf(*comp)))];
+    ++stats.computations_by_role[RoleOf(*comp)];
     for (const HloInstruction* instr : comp->instructions()) {
       ++stats.instructions;
       ++stats.instructions_by_opcode[std::string(instr->opcode_text())];

@@ -157,22 +157,24 @@ void FilterFindingsByScope(ModuleCheck* check, std::string_view scope) {
   };
   // A copy belongs to the scope of an update it feeds, too (copies have no
   // op_name of their own).
-  std::set<std::string> updates_in_scope;
+  std::set<std::pair<const HloInstruction*, const HloInstruction*>> updates_in_scope;
   for (const UpdateFinding& u : check->updates)
-    if (in_scope(u.source))
-      updates_in_scope.insert(u.fusion ? u.instruction + " (in " + *u.fusion + ")" : u.instruction);
-  std::set<std::string> loops;
+    if (in_scope(u.source)) updates_in_scope.insert({u.site.instruction, u.site.fusion});
   std::erase_if(check->copies, [&](const CopyFinding& c) {
     if (in_scope(c.source)) return false;
-    for (const std::string& f : c.feeds)
-      if (updates_in_scope.count(f)) return false;
+    for (const CopyFeed& f : c.feeds)
+      if (f.kind == CopyFeed::Kind::kUpdate &&
+          updates_in_scope.count({f.update.instruction, f.update.fusion}))
+        return false;
     return true;
   });
   std::erase_if(check->updates, [&](const UpdateFinding& u) { return !in_scope(u.source); });
+  std::set<const HloInstruction*> loops;
   for (const CopyFinding& c : check->copies) loops.insert(c.enclosing_loops.begin(), c.enclosing_loops.end());
   std::erase_if(check->loops, [&](const LoopFinding& l) {
-    return !in_scope(l.source) && !loops.count(l.instruction);
+    return !in_scope(l.source) && !loops.count(l.loop);
   });
+  check->Reindex();
 }
 
 }  // namespace hloscope

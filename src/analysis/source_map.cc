@@ -1,7 +1,5 @@
 #include "hloscope/analysis/source_map.h"
 
-#include <fmt/format.h>
-
 namespace hloscope {
 
 std::string CUnescape(std::string_view s) {
@@ -86,8 +84,7 @@ std::optional<SourceLocation> ResolveSource(const HloModule& module,
       loc.column = f.column;
       loc.function = CUnescape(f.function);
       for (size_t i = pick + 1; i < chain.size(); ++i)
-        loc.stack.push_back(fmt::format("{}:{} {}", CUnescape(chain[i].file),
-                                        chain[i].line, CUnescape(chain[i].function)));
+        loc.stack.push_back({CUnescape(chain[i].file), chain[i].line, CUnescape(chain[i].function)});
       return loc;
     }
   }

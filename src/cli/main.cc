@@ -1,5 +1,12 @@
-// hloscope: the command-line tool. All work happens in the library; this
-// file only hands argv over (see cli/commands.cc for the flags).
-#include "cli/commands.h"
+// hloscope: the command-line tool. Everything happens in the library
+// (app/cli.h); this file only hands argv over.
+#include <iostream>
+#include <string>
+#include <vector>
 
-int main(int argc, char** argv) { return hloscope::cli::Main(argc, argv); }
+#include "hloscope/app/cli.h"
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  return hloscope::RunCli(args, std::cout, std::cerr);
+}

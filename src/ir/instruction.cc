@@ -1,6 +1,8 @@
 #include "hloscope/ir/instruction.h"
 
 #include "hloscope/ir/computation.h"
+#include "hloscope/ir/module.h"
+#include "hloscope/ir/name_index.h"
 
 namespace hloscope {
 
@@ -18,9 +20,7 @@ std::optional<std::string_view> HloInstruction::attribute(
 }
 
 HloInstruction* HloComputation::GetInstruction(std::string_view name) const {
-  for (HloInstruction* i : instructions_)
-    if (i->name() == name) return i;
-  return nullptr;
+  return const_cast<HloInstruction*>(parent_->names().FindInstruction(*this, name));
 }
 
 }  // namespace hloscope

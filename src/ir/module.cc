@@ -1,13 +1,22 @@
 #include "hloscope/ir/module.h"
 
+#include "hloscope/ir/name_index.h"
+
 #include <algorithm>
 
 namespace hloscope {
 
+HloModule::~HloModule() = default;
+
+void HloModule::NamesDeleter::operator()(HloNameIndex* p) const { delete p; }
+
+const HloNameIndex& HloModule::names() const {
+  std::call_once(names_once_, [this] { names_.reset(new HloNameIndex(*this)); });
+  return *names_;
+}
+
 HloComputation* HloModule::GetComputation(std::string_view name) const {
-  for (HloComputation* c : computations_)
-    if (c->name() == name) return c;
-  return nullptr;
+  return const_cast<HloComputation*>(names().FindComputation(name));
 }
 
 std::optional<std::string_view> HloModule::attribute(std::string_view name) const {

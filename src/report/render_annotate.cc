@@ -6,10 +6,9 @@
 
 #include <fmt/format.h>
 
-#include "hloscope/analysis/fusion_summary.h"
-#include "hloscope/report/render_where.h"
+#include "hloscope/report/enum_names.h"
+#include "hloscope/report/wording.h"
 #include "hloscope/support/human_bytes.h"
-#include "report/json_util.h"
 
 namespace hloscope {
 namespace {
@@ -31,7 +30,7 @@ std::vector<std::string> Details(const LineFacts& f) {
   if (f.copies.size() > 4) {
     std::map<std::string, std::pair<int64_t, std::optional<int64_t>>> by_cause;
     for (const CopyFinding* c : f.copies) {
-      auto& [n, total] = by_cause.emplace(std::string(CopyCauseName(c->cause)), std::make_pair(0, 0))
+      auto& [n, total] = by_cause.emplace(std::string(CopyCauseName(c->cause.cause)), std::make_pair(0, 0))
                              .first->second;
       ++n;
       if (total && c->total_bytes) *total += *c->total_bytes;
@@ -44,12 +43,10 @@ std::vector<std::string> Details(const LineFacts& f) {
     if (f.copies.size() > 4) break;
     std::string via;
     for (const LineInstruction& li : f.instructions)
-      if (li.copy == c && li.source.via != "metadata") via = fmt::format(" (via the {})", li.source.via);
-    out.push_back(fmt::format("copy {} {} {} × {} = {} per call — {}{}", c->instruction, c->shape,
-                              HumanBytes(c->bytes),
-                              c->executions ? fmt::format("{}{}", c->executions_upper_bound ? "≤" : "", *c->executions)
-                                            : std::string("?"),
-                              HumanBytes(c->total_bytes), CopyCauseName(c->cause), via));
+      if (std::find(li.copies.begin(), li.copies.end(), c) != li.copies.end() &&
+          li.source.via != SourceVia::kMetadata)
+        via = fmt::format(" (via the {})", SourceViaName(li.source.via));
+    out.push_back(fmt::format("copy {}{}", CopySummaryLine(*c), via));
   }
   for (const std::string& u : UpdateSummaryLines(f.updates)) out.push_back("update " + u);
   // Reads, merged per (value, reader): the copies they force.
@@ -66,12 +63,12 @@ std::vector<std::string> Details(const LineFacts& f) {
     std::vector<std::string> names;
     std::optional<int64_t> total = 0;
     for (const CopyFinding* c : copies) {
-      names.push_back(c->instruction);
+      names.push_back(std::string(c->instruction()->name()));
       if (total && c->total_bytes) *total += *c->total_bytes;
       else total = std::nullopt;
     }
     out.push_back(fmt::format("reads {} after its in-place update ({}) → forces {} ({} per call)",
-                              r->copy->copied_from, r->reader->name(), fmt::join(names, ", "),
+                              PositionText(r->copy->copied_from), r->reader->name(), fmt::join(names, ", "),
                               HumanBytes(total)));
   }
   return out;
@@ -160,9 +157,8 @@ void RenderAnnotateText(const ModuleAnalysis& a, const std::vector<LineFacts>& f
   }
 }
 
-Json AnnotateToJson(const ModuleAnalysis& a, const std::vector<LineFacts>& facts, SourceFiles& files) {
-  Json jm;
-  jm["name"] = std::string(a.module.name());
+Json AnnotateModuleJson(const ModuleAnalysis& a, const std::vector<LineFacts>& facts, SourceFiles& files) {
+  Json jm = ModuleHeaderJson(a.module);
   jm["files"] = Json::array();
   std::map<std::string, size_t> index;
   for (const LineFacts& f : facts) {
@@ -170,8 +166,7 @@ Json AnnotateToJson(const ModuleAnalysis& a, const std::vector<LineFacts>& facts
     if (it == index.end()) {
       Json jf;
       jf["file"] = f.file;
-      std::optional<std::string> disk = files.Locate(f.file);
-      jf["found"] = disk.has_value();
+      jf["found"] = files.Locate(f.file).has_value();
       jf["lines"] = Json::array();
       jm["files"].push_back(std::move(jf));
       it = index.emplace(f.file, jm["files"].size() - 1).first;
@@ -181,71 +176,20 @@ Json AnnotateToJson(const ModuleAnalysis& a, const std::vector<LineFacts>& facts
     std::optional<std::string> text = files.Line(f.file, f.line);
     jl["text"] = text ? Json(*text) : Json(nullptr);
     jl["mark"] = std::string(LineMark(f));
-    jl["copy_bytes_per_call"] = f.copies.empty() ? Json(nullptr) : Opt(f.copy_bytes_per_call);
+    jl["copy_bytes_per_call"] = Opt(f.copy_bytes_per_call);
     jl["copies"] = Json::array();
-    for (const CopyFinding* c : f.copies) {
-      Json j;
-      j["instruction"] = c->instruction;
-      j["bytes"] = Opt(c->bytes);
-      j["executions"] = Opt(c->executions);
-      j["total_bytes"] = Opt(c->total_bytes);
-      j["cause"] = CopyCauseName(c->cause);
-      jl["copies"].push_back(std::move(j));
-    }
+    for (const CopyFinding* c : f.copies) jl["copies"].push_back(CopyJson(*c));
     jl["updates"] = Json::array();
-    for (const UpdateFinding* u : f.updates) {
-      Json j;
-      j["instruction"] = u->instruction;
-      j["fusion"] = Opt(u->fusion);
-      j["verdict"] = UpdateVerdictName(u->verdict);
-      j["copy"] = Opt(u->copy);
-      jl["updates"].push_back(std::move(j));
-    }
+    for (const UpdateFinding* u : f.updates) jl["updates"].push_back(UpdateJson(*u));
     jl["reads"] = Json::array();
-    for (const LineRead& r : f.reads) {
-      Json j;
-      j["reader"] = std::string(r.reader->name());
-      j["value"] = r.copy->copied_from;
-      j["forces_copy"] = r.copy->instruction;
-      jl["reads"].push_back(std::move(j));
-    }
+    for (const LineRead& r : f.reads) jl["reads"].push_back(LineReadJson(r, a.sources.Of(*r.reader)));
     Json kernels = Json::array();
-    for (const HloInstruction* k : f.kernels) kernels.push_back(std::string(k->name()));
+    for (const HloInstruction* k : f.kernels) kernels.push_back(RefJson(k));
     jl["kernels"] = std::move(kernels);
     jl["instruction_count"] = f.instructions.size();
     jm["files"][it->second]["lines"].push_back(std::move(jl));
   }
   return jm;
-}
-
-void ReportAnnotate(const std::vector<const HloModule*>& modules, const AnnotateOptions& options,
-                    OutputFormat format, std::ostream& out) {
-  SourceFiles files(options.source_roots);
-  Json doc;
-  if (format == OutputFormat::kJson) {
-    doc = JsonDocument("annotate");
-    doc["scope"] = options.scope.empty() ? Json(nullptr) : Json(options.scope);
-    doc["modules"] = Json::array();
-  }
-  for (size_t mi = 0; mi < modules.size(); ++mi) {
-    ModuleAnalysis a(*modules[mi]);
-    LineQuery q;
-    if (!options.file.empty()) {
-      LineSpec spec;
-      spec.file = options.file;
-      spec.text = options.file;
-      q.spec = spec;
-    }
-    q.scope = options.scope;
-    std::vector<LineFacts> facts = CollectLineFacts(a.index, a.counts, a.check, q);
-    if (format == OutputFormat::kJson) {
-      doc["modules"].push_back(AnnotateToJson(a, facts, files));
-    } else {
-      if (mi) out << "\n";
-      RenderAnnotateText(a, facts, options, files, out);
-    }
-  }
-  if (format == OutputFormat::kJson) out << doc.dump(2) << "\n";
 }
 
 }  // namespace hloscope

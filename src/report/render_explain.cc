@@ -1,11 +1,331 @@
 #include "hloscope/report/render_explain.h"
 
+#include <algorithm>
+#include <map>
+
 #include <fmt/format.h>
 
-#include "hloscope/analysis/source_index.h"
-#include "report/json_util.h"
+#include "hloscope/ir/printer.h"
+#include "hloscope/report/enum_names.h"
+#include "hloscope/report/explain_words.h"
+#include "hloscope/report/render_fusions.h"
+#include "hloscope/report/wording.h"
+#include "hloscope/support/human_bytes.h"
 
 namespace hloscope {
+namespace {
+
+std::string TimesText(std::optional<int64_t> n, bool upper) {
+  if (!n) return "an unknown number of times (a loop around it has no known trip count)";
+  return fmt::format("{}{} time{} per call", upper ? "at most " : "", *n, *n == 1 ? "" : "s");
+}
+
+std::string TripText(const TripCount& t) {
+  return t.count ? fmt::format("{} iterations, {}", *t.count, TripCountSourceName(t.source))
+                 : std::string("unknown trip count");
+}
+
+ExplainSection WhereItIs(const InstructionFacts& f) {
+  const HloInstruction& instr = *f.instruction;
+  const HloComputation* comp = instr.parent();
+  ExplainSection where{"Where it is", {}};
+  where.lines.push_back(fmt::format("computation {} ({}){}", comp->name(), ComputationRoleName(f.role),
+                                    comp->is_entry() ? " — the program's main function" : ""));
+  if (f.fusion) {
+    where.lines.push_back(fmt::format(
+        "fused: it is part of the kernel of {} ({} fusion in {}); it has no buffer of its own{}",
+        f.fusion->name(), FusionKindText(*f.fusion), f.fusion->parent()->name(),
+        instr.is_root() ? ", but as the fused root its value is the fusion's output" : ""));
+    if (f.kernel != f.fusion && f.kernel != &instr)
+      where.lines.push_back(fmt::format("that fusion is itself nested in {}", f.kernel->name()));
+  } else if (f.kernel != &instr) {
+    where.lines.push_back(fmt::format("runs inside {} ({}), as part of its computation", f.kernel->name(),
+                                      f.kernel->opcode_text()));
+  }
+  for (const LoopAround& l : f.loops) {
+    std::string loc = SourceText(l.source);
+    where.lines.push_back(fmt::format("inside loop {} ({}){}", l.loop->name(), TripText(l.trip_count),
+                                      loc.empty() ? "" : " from " + loc));
+  }
+  where.lines.push_back(fmt::format("runs {}", TimesText(f.executions, f.executions_upper_bound)));
+  return where;
+}
+
+ExplainSection WhatItDoes(const InstructionFacts& f) {
+  const HloInstruction& instr = *f.instruction;
+  const HloInstruction* fusion = f.fusion;
+  ExplainSection what{"What it does", {}};
+  std::string_view desc = DescribeOpcode(instr.opcode_text());
+  what.lines.push_back(fmt::format("{}: {}", instr.opcode_text(),
+                                   desc.empty() ? "an opcode hloscope has no description for." : desc));
+  if (instr.opcode() == HloOpcode::kParameter && fusion && instr.parameter_number() < fusion->operand_count()) {
+    const HloInstruction* op = fusion->operand(instr.parameter_number());
+    what.lines.push_back(fmt::format("here: operand {} of {}, i.e. {} = {} {}", instr.parameter_number(),
+                                     fusion->name(), op->name(), op->shape().ToString(), op->opcode_text()));
+  }
+  for (int64_t k = 0; k < instr.operand_count(); ++k) {
+    const HloInstruction* op = instr.operand(k);
+    std::string from;
+    if (op->opcode() == HloOpcode::kParameter && fusion && op->parameter_number() < fusion->operand_count())
+      from = fmt::format(" = fusion operand {}", fusion->operand(op->parameter_number())->name());
+    what.lines.push_back(fmt::format("operand {}: {} {} ({}){}", k, op->name(), op->shape().ToString(),
+                                     op->opcode_text(), from));
+  }
+  for (const CalledComputation& cc : instr.called_computations())
+    what.lines.push_back(fmt::format("calls {} ({} instructions)", cc.computation->name(),
+                                     cc.computation->instruction_count()));
+  return what;
+}
+
+ExplainSection TheKernel(const InstructionFacts& f) {
+  const FusionSummary& fs = *f.kernel_summary;
+  ExplainSection k{"The kernel (fusion)", {}};
+  if (fs.fusion != f.instruction)
+    k.lines.push_back(fmt::format("{} — the fusion this instruction is in", fs.fusion->name()));
+  k.lines.push_back(DescribeFusionKind(FusionKindText(*fs.fusion), fs.backend_kind));
+  std::vector<std::string> ops;
+  for (auto& [op, n] : fs.opcode_counts) ops.push_back(fmt::format("{} {}", n, op));
+  k.lines.push_back(fmt::format("{} fused instructions: {}", fs.instruction_count, fmt::join(ops, ", ")));
+  std::string lines = FileLinesText(fs.lines);
+  if (!lines.empty()) {
+    std::string own = SourceText(fs.source);
+    k.lines.push_back(fmt::format("source lines fused into it: {} (XLA keeps only {} on the fusion)", lines,
+                                  own.empty() ? "none" : own));
+  }
+  k.lines.push_back(fmt::format("reads {} (operand buffers), writes {} per run", HumanBytes(fs.bytes_read),
+                                HumanBytes(fs.bytes_written)));
+  return k;
+}
+
+ExplainSection WhereItComesFrom(const InstructionFacts& f) {
+  const HloInstruction& instr = *f.instruction;
+  ExplainSection src{"Where it comes from", {}};
+  const std::optional<SourceLocation>& loc = f.source;
+  const OpMetadata* md = instr.metadata();
+  if (md && !md->op_name.empty())
+    for (const std::string& s : DescribeOpName(CUnescape(md->op_name))) src.lines.push_back(s);
+  if (loc && !loc->file.empty()) {
+    std::string via = loc->via == SourceVia::kMetadata
+                          ? ""
+                          : fmt::format(" (no metadata of its own: attributed via the {})", SourceViaName(loc->via));
+    src.lines.push_back(fmt::format("{}:{}{}{}{}", loc->file, loc->line,
+                                    loc->column ? fmt::format(":{}", loc->column) : "",
+                                    loc->function.empty() ? "" : " in " + loc->function, via));
+    if (loc->via != SourceVia::kMetadata && !loc->op_name.empty())
+      src.lines.push_back(fmt::format("attributed op_name \"{}\"", loc->op_name));
+    std::string prev;
+    int shown = 0;
+    for (const CallerFrame& frame : loc->stack) {
+      std::string text = fmt::format("{}:{} {}", frame.file, frame.line, frame.function);
+      if (text == prev || shown >= 6) continue;
+      prev = text;
+      ++shown;
+      src.lines.push_back(fmt::format("  called from {}", text));
+    }
+    if (md && md->stack_frame_id > 0)
+      src.lines.push_back(fmt::format("(metadata stack_frame_id={} → the module's StackFrames table; "
+                                      "hloscope shows the innermost frame in your code)",
+                                      md->stack_frame_id));
+  } else if (!md) {
+    src.lines.push_back("no metadata: XLA created this instruction itself (copy insertion, layout "
+                        "assignment, loop canonicalization, ...).");
+  } else {
+    src.lines.push_back("metadata without a source line.");
+  }
+  return src;
+}
+
+ExplainSection InPlaceOrCopied(const ModuleAnalysis& a, const InstructionFacts& f) {
+  const HloInstruction& instr = *f.instruction;
+  ExplainSection ip{"In place or copied?", {}};
+  for (const UpdateFinding* u : f.updates) {
+    ip.lines.push_back(fmt::format("{} {}: {} — {}", u->site.instruction->opcode_text(),
+                                   u->site.instruction->name(), UpdateVerdictName(u->verdict), UpdateReason(*u)));
+    if (u->verdict == UpdateVerdict::kInPlaceOnCopy && u->runs_on)
+      if (const CopyFinding* c = a.check.FindCopy(*u->runs_on))
+        ip.lines.push_back(fmt::format("  the copy {} moves {} × {} ({}): {}", c->instruction()->name(),
+                                       HumanBytes(c->bytes), ExecutionsText(c->executions, c->executions_upper_bound),
+                                       CopyCauseName(c->cause.cause), CauseDetail(*c)));
+    if (u->full_rewrite) ip.lines.push_back("  it shares the buffer but rewrites all of it every time");
+    if (u->bytes_written) ip.lines.push_back(fmt::format("  writes {} per execution", HumanBytes(u->bytes_written)));
+    if (u->confirmation.confirmed)
+      ip.lines.push_back(fmt::format("  {} by XLA's buffer assignment: {}",
+                                     *u->confirmation.confirmed ? "confirmed" : "CONTRADICTED", ConfirmationText(*u)));
+  }
+  for (const CopyFinding* c : f.copies) {
+    ip.lines.push_back(fmt::format("this is a {} copy ({}): {} × {} = {} per call", CopyClassName(c->copy_class),
+                                   CopyKindName(c->kind), HumanBytes(c->bytes),
+                                   ExecutionsText(c->executions, c->executions_upper_bound),
+                                   HumanBytes(c->total_bytes)));
+    ip.lines.push_back(fmt::format("cause: {} — {}", CopyCauseName(c->cause.cause), CauseDetail(*c)));
+    if (std::string hint = CauseHint(*c); !hint.empty()) ip.lines.push_back(fmt::format("hint: {}", hint));
+    if (!c->feeds.empty()) {
+      std::vector<std::string> feeds;
+      for (const CopyFeed& feed : c->feeds) feeds.push_back(FeedText(feed));
+      ip.lines.push_back(fmt::format("feeds: {}", fmt::join(feeds, ", ")));
+    }
+  }
+  if (!f.updates.empty() || !f.copies.empty()) return ip;
+  if (!f.pairs.empty()) {
+    for (const InPlacePair& p : f.pairs)
+      ip.lines.push_back(fmt::format("its output {} must share the buffer of operand {}{}",
+                                     ShapeIndexToString(p.output_index), p.operand_number,
+                                     ShapeIndexToString(p.operand_index)));
+  } else if (f.fusion || f.role == ComputationRole::kEmbedded) {
+    ip.lines.push_back(
+        "not a buffer of its own: inside a kernel, intermediate values live in registers; only "
+        "the kernel's output is written to memory. See the fusion for its verdict.");
+  } else if (instr.opcode() == HloOpcode::kGetTupleElement || instr.opcode() == HloOpcode::kTuple ||
+             instr.opcode() == HloOpcode::kBitcast || instr.opcode() == HloOpcode::kParameter ||
+             instr.opcode() == HloOpcode::kWhile || instr.opcode() == HloOpcode::kCall) {
+    ip.lines.push_back("moves no data: it names buffers that already exist.");
+  } else {
+    ip.lines.push_back(
+        "not an update: XLA gives its result a buffer of its own. (The buffer assignment may "
+        "still place it in the memory of an operand that dies here; only the "
+        "-buffer-assignment.txt dump shows that.)");
+  }
+  return ip;
+}
+
+}  // namespace
+
+Explanation ExplainInstruction(const ModuleAnalysis& a, const InstructionFacts& f) {
+  Explanation e;
+  e.module = &a.module;
+  e.instruction = f.instruction;
+  e.text = PrintInstruction(*f.instruction);
+  e.sections.push_back(WhereItIs(f));
+  e.sections.push_back(WhatItDoes(f));
+  ExplainSection shape{"Reading its shape", DescribeShape(f.instruction->shape())};
+  const Shape& s = f.instruction->shape();
+  if (s.IsTuple())
+    for (size_t k = 0; k < s.tuple_shapes.size() && k < 8; ++k)
+      for (const std::string& line : DescribeShape(*s.tuple_shapes[k]))
+        shape.lines.push_back(fmt::format("  {{{}}} {}", k, line));
+  e.sections.push_back(std::move(shape));
+  if (f.kernel_summary) e.sections.push_back(TheKernel(f));
+  e.sections.push_back(WhereItComesFrom(f));
+  e.sections.push_back(InPlaceOrCopied(a, f));
+  return e;
+}
+
+Explanation ExplainModule(const ModuleAnalysis& a) {
+  const HloModule& module = a.module;
+  const ModuleCheck& check = a.check;
+  Explanation e;
+  e.module = &module;
+  const HloComputation* entry = module.entry_computation();
+  e.text = fmt::format("HloModule {} — {} computations, {} instructions{}", module.name(),
+                       module.computations().size(), module.instruction_count(),
+                       module.is_scheduled() ? ", scheduled (text order is execution order)" : "");
+
+  ExplainSection s1{"1. Start at ENTRY", {}};
+  s1.lines.push_back(fmt::format(
+      "ENTRY {} is the program's main function; the other computations are called from it "
+      "(fused computations, loop bodies and conditions, branches, reducers). Each line is one "
+      "instruction: `name = shape opcode(operands), attributes`.",
+      entry->name()));
+  for (const ParameterFinding& p : check.parameters) {
+    std::string name = p.parameter->metadata() ? CUnescape(p.parameter->metadata()->op_name) : "";
+    std::string_view donated =
+        p.donation == DonationKind::kInputOutputAlias
+            ? "donated (listed in input_output_alias / buffer_donor): XLA may write the result into it"
+        : p.donation == DonationKind::kBufferDonor
+            ? "donated (buffer_donor only: aliased with no output, so XLA still treats it as read-only)"
+            : "not donated: XLA must not overwrite it";
+    s1.lines.push_back(fmt::format("argument {}: {} {}{} — {}", p.number, p.parameter->name(),
+                                   p.parameter->shape().ToString(), name.empty() ? "" : fmt::format(" ({})", name),
+                                   donated));
+  }
+  s1.lines.push_back(fmt::format("ROOT {} is the result ({}).", entry->root_instruction()->name(),
+                                 entry->root_instruction()->shape().ToString()));
+  e.sections.push_back(std::move(s1));
+
+  std::map<std::string, int64_t> roles;
+  for (const HloComputation* c : module.computations()) ++roles[std::string(ComputationRoleName(RoleOf(*c)))];
+  ExplainSection s2{"2. The computations", {}};
+  std::vector<std::string> parts;
+  for (auto& [r, n] : roles) parts.push_back(fmt::format("{} {}", n, r));
+  s2.lines.push_back(fmt::format("{}.", fmt::join(parts, ", ")));
+  s2.lines.push_back(
+      "A `fused` computation is the body of one kernel: everything between its braces runs in "
+      "one pass and only its ROOT is written to memory. Its parameters are the fusion "
+      "instruction's operands. A `reducer` is the small function a reduce/scatter/sort applies.");
+  e.sections.push_back(std::move(s2));
+
+  ExplainSection s3{"3. Loops", {}};
+  for (const LoopFinding& l : check.loops) {
+    std::string trips = l.trip_count ? fmt::format("{} iterations ({})", *l.trip_count,
+                                                   TripCountSourceName(l.trip_count_source))
+                                     : "unknown trip count";
+    std::vector<std::string> outer;
+    for (const HloInstruction* w : l.enclosing_loops) outer.push_back(std::string(w->name()));
+    std::string nest = outer.empty() ? "" : fmt::format(", inside {}", fmt::join(outer, " < "));
+    std::string where = SourceText(l.source);
+    s3.lines.push_back(fmt::format("{} in {}: {}{}{}", l.loop->name(), l.loop->parent()->name(), trips, nest,
+                                   where.empty() ? "" : " — " + where));
+    const HloComputation* body = l.loop->while_body();
+    const HloComputation* cond = l.loop->while_condition();
+    s3.lines.push_back(fmt::format("  body {} ({} instructions), condition {}", body ? body->name() : "?",
+                                   body ? body->instruction_count() : 0, cond ? cond->name() : "?"));
+  }
+  if (check.loops.empty()) s3.lines.push_back("no while loops: every instruction runs once per call.");
+  else
+    s3.lines.push_back("Everything in a loop body runs once per iteration: a copy there costs its "
+                       "bytes × the trip count.");
+  e.sections.push_back(std::move(s3));
+
+  static const ModuleFusions kNoFusions;
+  const ModuleFusions& mf = a.fusions ? *a.fusions : kNoFusions;
+  ExplainSection s4{"4. Kernels (fusions)", {}};
+  std::map<std::string, int64_t> kinds;
+  for (const FusionSummary& f : mf.fusions) ++kinds[std::string(FusionKindText(*f.fusion))];
+  parts.clear();
+  for (auto& [k, n] : kinds) parts.push_back(fmt::format("{} {}", n, k));
+  s4.lines.push_back(fmt::format("{} fusion{}{}{}", mf.fusions.size(), mf.fusions.size() == 1 ? "" : "s",
+                                 parts.empty() ? "" : ": ", fmt::join(parts, ", ")));
+  std::vector<const FusionSummary*> top;
+  for (const FusionSummary& f : mf.fusions) top.push_back(&f);
+  auto traffic = [](const FusionSummary* f) { return f->bytes_per_call().value_or(-1); };
+  std::stable_sort(top.begin(), top.end(), [&](auto* x, auto* y) { return traffic(x) > traffic(y); });
+  for (size_t k = 0; k < top.size() && k < 5; ++k) {
+    const FusionSummary* f = top[k];
+    std::string lines = FileLinesText(f->lines);
+    s4.lines.push_back(fmt::format("{} ({}) ×{}: reads {}, writes {} per run — {}", f->fusion->name(),
+                                   FusionKindText(*f->fusion), ExecutionsText(f->executions, false),
+                                   HumanBytes(f->bytes_read), HumanBytes(f->bytes_written),
+                                   lines.empty() ? "no source lines" : lines));
+  }
+  s4.lines.push_back("`hloscope fusions FILE` lists every kernel with its operations and source lines.");
+  e.sections.push_back(std::move(s4));
+
+  ExplainSection s5{"5. Copies and updates", {}};
+  if (check.copies.empty()) s5.lines.push_back("no copies.");
+  for (size_t k = 0; k < check.copies.size() && k < 5; ++k) {
+    const CopyFinding& c = check.copies[k];
+    std::string where = SourceText(a.sources.Of(*c.instruction()));
+    s5.lines.push_back(fmt::format("{} {} {} × {} = {} ({}){}", c.instruction()->name(), c.shape->ToString(),
+                                   HumanBytes(c.bytes), ExecutionsText(c.executions, false),
+                                   HumanBytes(c.total_bytes), CopyCauseName(c.cause.cause),
+                                   where.empty() ? "" : " — " + where));
+  }
+  if (check.copies.size() > 5) s5.lines.push_back(fmt::format("... and {} more", check.copies.size() - 5));
+  std::map<std::string, int64_t> verdicts;
+  for (const UpdateFinding& u : check.updates) ++verdicts[std::string(UpdateVerdictName(u.verdict))];
+  parts.clear();
+  for (auto& [v, n] : verdicts) parts.push_back(fmt::format("{} {}", n, v));
+  s5.lines.push_back(fmt::format("updates: {}", parts.empty() ? "none" : fmt::format("{}", fmt::join(parts, ", "))));
+  e.sections.push_back(std::move(s5));
+
+  ExplainSection s6{"Next", {}};
+  s6.lines.push_back("hloscope check FILE             every copy and update, with causes");
+  s6.lines.push_back("hloscope where FILE file.py:42  the instructions of one line of your code");
+  s6.lines.push_back("hloscope annotate FILE          your source with findings per line");
+  s6.lines.push_back("hloscope explain FILE NAME      one instruction in plain words");
+  e.sections.push_back(std::move(s6));
+  return e;
+}
 
 void RenderExplanationText(const Explanation& e, std::ostream& out) {
   out << e.text << "\n";
@@ -15,10 +335,10 @@ void RenderExplanationText(const Explanation& e, std::ostream& out) {
   }
 }
 
-Json ExplanationToJson(const Explanation& e) {
+Json ExplanationModuleJson(const Explanation& e) {
+  Json jm = ModuleHeaderJson(*e.module);
   Json j;
-  j["module"] = e.module;
-  j["instruction"] = e.instruction.empty() ? Json(nullptr) : Json(e.instruction);
+  j["instruction"] = RefJson(e.instruction);
   j["text"] = e.text;
   j["sections"] = Json::array();
   for (const ExplainSection& s : e.sections) {
@@ -27,36 +347,8 @@ Json ExplanationToJson(const Explanation& e) {
     js["lines"] = s.lines;
     j["sections"].push_back(std::move(js));
   }
-  return j;
-}
-
-bool ReportExplain(const std::vector<const HloModule*>& modules, const ExplainOptions& options,
-                   OutputFormat format, std::ostream& out) {
-  std::vector<Explanation> all;
-  for (const HloModule* m : modules) {
-    if (!options.instruction.empty() && !FindInstructionByName(*m, options.instruction)) continue;
-    ModuleAnalysis a(*m, options.check);
-    ExplainContext ctx{a.index, a.counts, a.check};
-    if (options.instruction.empty()) {
-      all.push_back(ExplainModule(ctx));
-    } else {
-      all.push_back(ExplainInstruction(*FindInstructionByName(*m, options.instruction), ctx));
-      break;  // the first module that has it
-    }
-  }
-  if (all.empty()) return false;
-  if (format == OutputFormat::kJson) {
-    Json doc = JsonDocument("explain");
-    doc["explanations"] = Json::array();
-    for (const Explanation& e : all) doc["explanations"].push_back(ExplanationToJson(e));
-    out << doc.dump(2) << "\n";
-    return true;
-  }
-  for (size_t i = 0; i < all.size(); ++i) {
-    if (i) out << "\n";
-    RenderExplanationText(all[i], out);
-  }
-  return true;
+  jm["explanation"] = std::move(j);
+  return jm;
 }
 
 }  // namespace hloscope

@@ -4,134 +4,86 @@
 
 #include <fmt/format.h>
 
+#include "hloscope/report/enum_names.h"
+#include "hloscope/report/wording.h"
 #include "hloscope/support/human_bytes.h"
-#include "report/json_util.h"
 
 namespace hloscope {
-namespace {
 
-std::optional<int64_t> Traffic(const FusionSummary& f) {
-  if (!f.executions || !f.bytes_read || !f.bytes_written) return std::nullopt;
-  return (*f.bytes_read + *f.bytes_written) * *f.executions;
+std::vector<std::string> KernelFindingLines(const FusionSummary& f) {
+  std::vector<std::string> out;
+  for (const UpdateFinding* u : f.updates) {
+    std::string line = fmt::format("{} {}: {}", u->site.instruction->opcode_text(), u->site.instruction->name(),
+                                   UpdateVerdictName(u->verdict));
+    if (u->runs_on) line += fmt::format(" (on {})", u->runs_on->instruction->name());
+    if (u->full_rewrite) line += ", rewrites the whole buffer";
+    out.push_back(std::move(line));
+  }
+  for (const CopyFinding* c : f.copies)
+    out.push_back(fmt::format("copies {} ({}): {}", c->shape->ToString(), CopyCauseName(c->cause.cause),
+                              CauseDetail(*c)));
+  return out;
 }
 
-std::string Times(const FusionSummary& f) {
-  if (!f.executions) return "×?";
-  return fmt::format("×{}{}", f.executions_upper_bound ? "≤" : "", *f.executions);
-}
-
-}  // namespace
-
-void RenderFusionsText(const std::vector<ModuleFusions>& modules, const FusionsOptions& options,
+void RenderFusionsText(const std::vector<const ModuleFusions*>& modules, std::string_view scope,
                        std::ostream& out) {
   for (size_t mi = 0; mi < modules.size(); ++mi) {
-    const ModuleFusions& m = modules[mi];
+    const ModuleFusions& m = *modules[mi];
     if (mi) out << "\n";
     std::map<std::string, int64_t> kinds;
-    for (const FusionSummary& f : m.fusions) ++kinds[f.kind.empty() ? "?" : f.kind];
+    for (const FusionSummary& f : m.fusions) {
+      std::string_view k = FusionKindText(*f.fusion);
+      ++kinds[k.empty() ? "?" : std::string(k)];
+    }
     std::vector<std::string> parts;
     for (auto& [k, n] : kinds) parts.push_back(fmt::format("{} {}", n, k));
-    std::string scope = options.scope.empty()
-                            ? ""
-                            : fmt::format(" in scope '{}' (of {})", options.scope, m.kernels_total);
-    out << fmt::format("{}: {} fusion{}{}{}{} — each fusion is one kernel\n", m.name, m.fusions.size(),
-                       m.fusions.size() == 1 ? "" : "s", scope, parts.empty() ? "" : ": ",
-                       fmt::join(parts, ", "));
+    std::string scope_text =
+        scope.empty() ? "" : fmt::format(" in scope '{}' (of {})", scope, m.kernels_total);
+    out << fmt::format("{}: {} fusion{}{}{}{} — each fusion is one kernel\n", m.module->name(),
+                       m.fusions.size(), m.fusions.size() == 1 ? "" : "s", scope_text,
+                       parts.empty() ? "" : ": ", fmt::join(parts, ", "));
     for (const FusionSummary& f : m.fusions) {
-      std::string kind = f.kind + (f.backend_kind.empty() ? "" : " " + f.backend_kind);
-      std::string loops = f.enclosing_loops.empty() ? "in " + f.computation
-                                                     : "in " + f.enclosing_loops.front();
-      out << fmt::format("\n  {}  {}  {}  {}  {}\n", f.name, kind, f.shape, Times(f), loops);
-      out << fmt::format("      lines    {}\n", f.lines_text.empty() ? "(no source lines)" : f.lines_text);
+      const HloInstruction* fusion = f.fusion;
+      std::string kind = std::string(FusionKindText(*fusion)) + (f.backend_kind.empty() ? "" : " " + f.backend_kind);
+      std::string loops = f.enclosing_loops.empty() ? fmt::format("in {}", fusion->parent()->name())
+                                                    : fmt::format("in {}", f.enclosing_loops.front()->name());
+      out << fmt::format("\n  {}  {}  {}  ×{}  {}\n", fusion->name(), kind, fusion->shape().ToString(),
+                         ExecutionsText(f.executions, f.executions_upper_bound), loops);
+      std::string lines = FileLinesText(f.lines);
+      out << fmt::format("      lines    {}\n", lines.empty() ? "(no source lines)" : lines);
       std::vector<std::string> ops;
       for (auto& [op, n] : f.opcode_counts) ops.push_back(fmt::format("{} {}", n, op));
       out << fmt::format("      ops      {}: {}\n", f.instruction_count, fmt::join(ops, ", "));
       if (!f.interesting.empty()) {
         std::vector<std::string> names;
         for (const FusedOp& op : f.interesting) {
-          std::string where = op.source && !op.source->file.empty()
-                                  ? fmt::format(" @{}", op.source->line)
-                                  : "";
-          names.push_back(fmt::format("{} {}{}", op.name, op.shape, where));
+          std::string where = op.source && !op.source->file.empty() ? fmt::format(" @{}", op.source->line) : "";
+          names.push_back(fmt::format("{} {}{}", op.instruction->name(), op.instruction->shape().ToString(), where));
         }
         size_t shown = std::min<size_t>(names.size(), 8);
         std::vector<std::string> head(names.begin(), names.begin() + shown);
         out << fmt::format("      notable  {}{}\n", fmt::join(head, ", "),
                            names.size() > shown ? fmt::format(", +{} more", names.size() - shown) : "");
       }
-      std::optional<int64_t> traffic = Traffic(f);
-      out << fmt::format("      bytes    reads {}, writes {} per run; {} per call\n",
-                         HumanBytes(f.bytes_read), HumanBytes(f.bytes_written), HumanBytes(traffic));
-      for (const std::string& s : f.findings) out << fmt::format("      check    {}\n", s);
+      out << fmt::format("      bytes    reads {}, writes {} per run; {} per call\n", HumanBytes(f.bytes_read),
+                         HumanBytes(f.bytes_written), HumanBytes(f.bytes_per_call()));
+      for (const std::string& s : KernelFindingLines(f)) out << fmt::format("      check    {}\n", s);
     }
   }
 }
 
-Json FusionsToJson(const std::vector<ModuleFusions>& modules, const FusionsOptions& options) {
-  Json doc = JsonDocument("fusions");
-  doc["scope"] = options.scope.empty() ? Json(nullptr) : Json(options.scope);
+Json FusionsToJson(const std::vector<const ModuleFusions*>& modules, std::string_view scope) {
+  Json doc = JsonEnvelope("fusions");
+  doc["scope"] = scope.empty() ? Json(nullptr) : Json(std::string(scope));
   doc["modules"] = Json::array();
-  for (const ModuleFusions& m : modules) {
-    Json jm;
-    jm["name"] = m.name;
-    jm["kernels_total"] = m.kernels_total;
+  for (const ModuleFusions* m : modules) {
+    Json jm = ModuleHeaderJson(*m->module);
+    jm["kernels_total"] = m->kernels_total;
     jm["fusions"] = Json::array();
-    for (const FusionSummary& f : m.fusions) {
-      Json j;
-      j["name"] = f.name;
-      j["computation"] = f.computation;
-      j["fused_computation"] = f.fused_computation;
-      j["kind"] = f.kind;
-      j["backend_kind"] = f.backend_kind.empty() ? Json(nullptr) : Json(f.backend_kind);
-      j["shape"] = f.shape;
-      j["instruction_count"] = f.instruction_count;
-      Json ops = Json::object();
-      for (auto& [op, n] : f.opcode_counts) ops[op] = n;
-      j["opcode_counts"] = std::move(ops);
-      j["interesting"] = Json::array();
-      for (const FusedOp& op : f.interesting) {
-        Json o;
-        o["name"] = op.name;
-        o["opcode"] = op.opcode;
-        o["shape"] = op.shape;
-        o["file"] = op.source && !op.source->file.empty() ? Json(op.source->file) : Json(nullptr);
-        o["line"] = op.source && op.source->line ? Json(op.source->line) : Json(nullptr);
-        j["interesting"].push_back(std::move(o));
-      }
-      j["source_lines"] = Json::array();
-      for (const SourceLines& sl : f.lines) {
-        Json l;
-        l["file"] = sl.file;
-        l["lines"] = sl.lines;
-        j["source_lines"].push_back(std::move(l));
-      }
-      j["lines_text"] = f.lines_text;
-      j["bytes_read"] = Opt(f.bytes_read);
-      j["bytes_written"] = Opt(f.bytes_written);
-      j["executions"] = Opt(f.executions);
-      j["executions_upper_bound"] = f.executions_upper_bound;
-      j["bytes_per_call"] = Opt(Traffic(f));
-      j["enclosing_loops"] = f.enclosing_loops;
-      j["findings"] = f.findings;
-      jm["fusions"].push_back(std::move(j));
-    }
+    for (const FusionSummary& f : m->fusions) jm["fusions"].push_back(KernelJson(f));
     doc["modules"].push_back(std::move(jm));
   }
   return doc;
-}
-
-void ReportFusions(const std::vector<const HloModule*>& modules, const FusionsOptions& options,
-                   OutputFormat format, std::ostream& out) {
-  std::vector<ModuleFusions> all;
-  for (const HloModule* m : modules) {
-    ModuleAnalysis a(*m);
-    all.push_back(SummarizeFusions(a.index, a.counts, &a.check, options));
-  }
-  if (format == OutputFormat::kJson) {
-    out << FusionsToJson(all, options).dump(2) << "\n";
-    return;
-  }
-  RenderFusionsText(all, options, out);
 }
 
 }  // namespace hloscope

@@ -10,6 +10,9 @@
 #include "hloscope/analysis/check.h"
 #include "hloscope/parser/buffer_assignment.h"
 #include "hloscope/parser/parser.h"
+#include "hloscope/report/enum_names.h"
+#include "hloscope/report/wording.h"
+#include "check_test_util.h"
 
 namespace hloscope {
 namespace {
@@ -36,27 +39,27 @@ TEST_P(FixtureTest, VerdictsConfirmedByBufferAssignment) {
   ASSERT_TRUE(ba.ok()) << ba.error().Format();
   CheckOptions options;
   options.buffer_assignment = &ba.value();
-  ModuleCheck check = CheckModule(*group->modules[0], options);
+  ModuleCheck check = testing::Check(*group->modules[0], options);
   for (const UpdateFinding& u : check.updates) {
-    EXPECT_EQ(u.confirmed, std::optional<bool>(true))
-        << u.instruction << " " << UpdateVerdictName(u.verdict) << ": " << u.confirmation;
+    EXPECT_EQ(u.confirmation.confirmed, std::optional<bool>(true))
+        << UpdateLabel(u.site) << " " << UpdateVerdictName(u.verdict) << ": " << ConfirmationText(u);
   }
   for (const CopyFinding& c : check.copies) {
-    EXPECT_TRUE(c.bytes.has_value()) << c.instruction;
-    EXPECT_NE(c.cause, CopyCause::kUnknown) << c.instruction << ": " << c.cause_detail;
+    EXPECT_TRUE(c.bytes.has_value()) << c.instruction()->name();
+    EXPECT_NE(c.cause.cause, CopyCause::kUnknown) << c.instruction()->name() << ": " << CauseDetail(c);
     bool loops_known = true;
     for (const LoopFinding& l : check.loops)
-      if (std::find(c.enclosing_loops.begin(), c.enclosing_loops.end(), l.instruction) !=
+      if (std::find(c.enclosing_loops.begin(), c.enclosing_loops.end(), l.loop) !=
               c.enclosing_loops.end() &&
           !l.trip_count)
         loops_known = false;
     if (loops_known) {
-      EXPECT_TRUE(c.executions.has_value()) << c.instruction;
+      EXPECT_TRUE(c.executions.has_value()) << c.instruction()->name();
     }
   }
   for (const LoopFinding& l : check.loops) {
     if (l.trip_count && l.enclosing_loops.empty()) {
-      EXPECT_TRUE(l.executions.has_value()) << l.instruction;
+      EXPECT_TRUE(l.executions.has_value()) << l.loop->name();
     }
   }
 }

@@ -4,11 +4,16 @@
 
 #include "check_test_util.h"
 #include "hloscope/analysis/in_place.h"
+#include "hloscope/report/wording.h"
 
 namespace hloscope {
 namespace {
 
+using testing::Check;
 using testing::FindCopy;
+using testing::Name;
+using testing::Names;
+using testing::RunsOn;
 using testing::FindUpdate;
 using testing::ParseOne;
 
@@ -59,12 +64,12 @@ std::string Loop(const std::string& header, const std::string& init) {
 TEST(CheckRulesTest, DonatedLoopUpdateIsInPlaceWithNoCopy) {
   auto m = ParseOne(Loop(", input_output_alias={ {}: (0, {}, may-alias) }",
                          "  %init = (s32[], f32[1024]{0}) tuple(%zero, %buf)"));
-  ModuleCheck c = CheckModule(*m);
+  ModuleCheck c = Check(*m);
   EXPECT_TRUE(c.copies.empty());
   const UpdateFinding* u = FindUpdate(c, "dus");
   ASSERT_NE(u, nullptr);
   EXPECT_EQ(u->verdict, UpdateVerdict::kInPlace);
-  EXPECT_EQ(u->fusion, "upd");
+  EXPECT_EQ(Name(u->fusion()), "upd");
   EXPECT_EQ(u->executions, 100);
   EXPECT_EQ(u->bytes_written, 4);
   EXPECT_FALSE(u->full_rewrite);
@@ -72,33 +77,33 @@ TEST(CheckRulesTest, DonatedLoopUpdateIsInPlaceWithNoCopy) {
   EXPECT_EQ(u->source->file, "train.py");
   EXPECT_EQ(u->source->line, 41);
   ASSERT_EQ(c.parameters.size(), 1u);
-  EXPECT_TRUE(c.parameters[0].donated);
-  EXPECT_FALSE(c.parameters[0].copied);
+  EXPECT_TRUE(c.parameters[0].donated());
+  EXPECT_FALSE(c.parameters[0].copied());
 }
 
 TEST(CheckRulesTest, NonDonatedLoopUpdateRunsOnACopyOfTheArgument) {
   auto m = ParseOne(Loop("", "  %cp = f32[1024]{0} copy(%buf)\n"
                              "  %init = (s32[], f32[1024]{0}) tuple(%zero, %cp)"));
-  ModuleCheck c = CheckModule(*m);
+  ModuleCheck c = Check(*m);
   const CopyFinding* cp = FindCopy(c, "cp");
   ASSERT_NE(cp, nullptr);
   EXPECT_EQ(cp->bytes, 4096);
   EXPECT_EQ(cp->executions, 1);
   EXPECT_EQ(cp->total_bytes, 4096);
-  EXPECT_EQ(cp->cause, CopyCause::kNonDonatedParameter);
-  EXPECT_EQ(cp->hint, "donate argument 0: jax.jit(f, donate_argnums=0)");
+  EXPECT_EQ(cp->cause.cause, CopyCause::kNonDonatedParameter);
+  EXPECT_EQ(CauseHint(*cp), "donate argument 0: jax.jit(f, donate_argnums=0)");
   // A copy has no metadata; it is attributed to the update that needed it.
   ASSERT_TRUE(cp->source.has_value());
   EXPECT_EQ(cp->source->line, 41);
-  EXPECT_EQ(cp->source->via, "update");
+  EXPECT_EQ(cp->source->via, SourceVia::kUpdate);
   const UpdateFinding* u = FindUpdate(c, "dus");
   ASSERT_NE(u, nullptr);
   EXPECT_EQ(u->verdict, UpdateVerdict::kInPlaceOnCopy);
-  EXPECT_EQ(u->copy, "cp");
-  EXPECT_TRUE(c.parameters[0].copied);
+  EXPECT_EQ(RunsOn(*u), "cp");
+  EXPECT_TRUE(c.parameters[0].copied());
   ASSERT_EQ(c.loops.size(), 1u);
   EXPECT_EQ(c.loops[0].trip_count, 100);
-  EXPECT_EQ(c.loops[0].trip_count_source, "induction-variable");
+  EXPECT_EQ(c.loops[0].trip_count_source, TripCountSource::kInductionVariable);
   EXPECT_EQ(c.loops[0].copy_bytes_per_iteration, 0);
   EXPECT_FALSE(c.loops[0].scales_with_buffer);
 }
@@ -107,10 +112,10 @@ TEST(CheckRulesTest, UpdatedConstantIsCopied) {
   auto m = ParseOne(Loop("", "  %k = f32[1024]{0} constant({...})\n"
                              "  %cp = f32[1024]{0} copy(%k)\n"
                              "  %init = (s32[], f32[1024]{0}) tuple(%zero, %cp)"));
-  ModuleCheck c = CheckModule(*m);
+  ModuleCheck c = Check(*m);
   const CopyFinding* cp = FindCopy(c, "cp");
   ASSERT_NE(cp, nullptr);
-  EXPECT_EQ(cp->cause, CopyCause::kConstantUpdated);
+  EXPECT_EQ(cp->cause.cause, CopyCause::kConstantUpdated);
 }
 
 TEST(CheckRulesTest, SwappedCarriesAreLoopCarriedLive) {
@@ -135,15 +140,15 @@ ENTRY %main (x: f32[8], y: f32[8]) -> (f32[8], f32[8]) {
   ROOT %w = (f32[8]{0}, f32[8]{0}) while(%init), condition=%cond, body=%body, backend_config={"known_trip_count":{"n":"7"}}
 }
 )");
-  ModuleCheck c = CheckModule(*m);
+  ModuleCheck c = Check(*m);
   const CopyFinding* ca = FindCopy(c, "ca");
   ASSERT_NE(ca, nullptr);
-  EXPECT_EQ(ca->cause, CopyCause::kLoopCarriedLive);
+  EXPECT_EQ(ca->cause.cause, CopyCause::kLoopCarriedLive);
   EXPECT_EQ(ca->executions, 7);
   EXPECT_EQ(ca->total_bytes, 7 * 32);
-  EXPECT_EQ(ca->enclosing_loops, std::vector<std::string>{"w"});
+  EXPECT_EQ(Names(ca->enclosing_loops), std::vector<std::string>{"w"});
   ASSERT_EQ(c.loops.size(), 1u);
-  EXPECT_EQ(c.loops[0].trip_count_source, "known_trip_count");
+  EXPECT_EQ(c.loops[0].trip_count_source, TripCountSource::kKnownTripCount);
   EXPECT_EQ(c.loops[0].copy_bytes_per_iteration, 64);
   EXPECT_TRUE(c.loops[0].scales_with_buffer);
 }
@@ -169,7 +174,7 @@ ENTRY %main (x: f32[64], i: s32[]) -> (f32[64], f32[]) {
 )");
   // XLA would put the copy on the DUS operand; here the reader holds the
   // copy. Either way the copy exists because the old value is still read.
-  ModuleCheck c = CheckModule(*m);
+  ModuleCheck c = Check(*m);
   const UpdateFinding* u = FindUpdate(c, "dus");
   ASSERT_NE(u, nullptr);
   EXPECT_EQ(u->verdict, UpdateVerdict::kInPlace);
@@ -186,10 +191,10 @@ ENTRY %main (x: f32[16]) -> (f32[16], f32[16]) {
   ROOT %r = (f32[16]{0}, f32[16]{0}) tuple(%y, %y2)
 }
 )");
-  ModuleCheck c = CheckModule(*m);
+  ModuleCheck c = Check(*m);
   const CopyFinding* cp = FindCopy(c, "y2");
   ASSERT_NE(cp, nullptr);
-  EXPECT_EQ(cp->cause, CopyCause::kOutputDuplicated);
+  EXPECT_EQ(cp->cause.cause, CopyCause::kOutputDuplicated);
 }
 
 TEST(CheckRulesTest, ReturnedParameterIsCopiedWhenNotDonated) {
@@ -201,11 +206,11 @@ ENTRY %main (x: f32[16]) -> (f32[16]) {
   ROOT %r = (f32[16]{0}) tuple(%cx)
 }
 )");
-  ModuleCheck c = CheckModule(*m);
+  ModuleCheck c = Check(*m);
   const CopyFinding* cp = FindCopy(c, "cx");
   ASSERT_NE(cp, nullptr);
-  EXPECT_EQ(cp->cause, CopyCause::kNonDonatedParameter);
-  EXPECT_NE(cp->cause_detail.find("returned"), std::string::npos);
+  EXPECT_EQ(cp->cause.cause, CopyCause::kNonDonatedParameter);
+  EXPECT_NE(CauseDetail(*cp).find("returned"), std::string::npos);
 }
 
 TEST(CheckRulesTest, LayoutChangeAndMemorySpaceMove) {
@@ -219,14 +224,14 @@ ENTRY %main (x: f32[4,8]) -> (f32[4,8], f32[4,8]) {
   ROOT %r = (f32[4,8]{0,1}, f32[4,8]{1,0:S(1)}) tuple(%t, %cd)
 }
 )");
-  ModuleCheck c = CheckModule(*m);
+  ModuleCheck c = Check(*m);
   const CopyFinding* t = FindCopy(c, "t");
   ASSERT_NE(t, nullptr);
   EXPECT_EQ(t->copy_class, CopyClass::kLayoutChange);
-  EXPECT_EQ(t->cause, CopyCause::kLayoutChange);
+  EXPECT_EQ(t->cause.cause, CopyCause::kLayoutChange);
   const CopyFinding* cs = FindCopy(c, "cs");
   ASSERT_NE(cs, nullptr);
-  EXPECT_EQ(cs->kind, "copy-start");
+  EXPECT_EQ(cs->kind, CopyKind::kCopyStart);
   EXPECT_EQ(cs->copy_class, CopyClass::kMemorySpaceMove);
   EXPECT_EQ(cs->bytes, 128);
 }
@@ -243,10 +248,10 @@ ENTRY %main (x: f32[256]) -> f32[256] {
   ROOT %f = f32[256]{0} fusion(%x), kind=kLoop, calls=%copy_fusion
 }
 )");
-  ModuleCheck c = CheckModule(*m);
+  ModuleCheck c = Check(*m);
   const CopyFinding* f = FindCopy(c, "f");
   ASSERT_NE(f, nullptr);
-  EXPECT_EQ(f->kind, "copy-fusion");
+  EXPECT_EQ(f->kind, CopyKind::kCopyFusion);
   EXPECT_EQ(f->bytes, 1024);
   EXPECT_EQ(f->copy_class, CopyClass::kProtective);
 }
@@ -273,11 +278,11 @@ ENTRY %main.14 (Arg_0.1: s32[10]) -> s32[] {
   ROOT %fusion = s32[] fusion(%Arg_0.1), kind=kLoop, calls=%fused_computation
 }
 )");
-  ModuleCheck c = CheckModule(*m);
+  ModuleCheck c = Check(*m);
   const UpdateFinding* u = FindUpdate(c, "dynamic-update-slice.4");
   ASSERT_NE(u, nullptr);
   EXPECT_EQ(u->verdict, UpdateVerdict::kNotMaterialized);
-  EXPECT_EQ(u->fusion, "fusion");
+  EXPECT_EQ(Name(u->fusion()), "fusion");
   EXPECT_EQ(u->bytes_written, 0);
   EXPECT_TRUE(c.copies.empty());
 }
@@ -299,7 +304,7 @@ ENTRY %main (x: bf16[64], i: s32[]) -> bf16[64] {
   ROOT %f = bf16[64]{0} fusion(%x, %i), kind=kLoop, calls=%fused
 }
 )");
-  ModuleCheck c = CheckModule(*m);
+  ModuleCheck c = Check(*m);
   const UpdateFinding* u = FindUpdate(c, "dus");
   ASSERT_NE(u, nullptr);
   EXPECT_EQ(u->verdict, UpdateVerdict::kOutOfPlace);
@@ -327,7 +332,7 @@ ENTRY %main (x: f32[64], i: s32[]) -> (f32[64], f32[64]) {
   ROOT %f = (f32[64]{0}, f32[64]{0}) fusion(%x, %i), kind=kLoop, calls=%fused
 }
 )");
-  ModuleCheck c = CheckModule(*m);
+  ModuleCheck c = Check(*m);
   const UpdateFinding* u = FindUpdate(c, "dus");
   ASSERT_NE(u, nullptr);
   EXPECT_EQ(u->verdict, UpdateVerdict::kInPlace);
@@ -359,10 +364,10 @@ ENTRY %main (n: s32[], x: f32[8]) -> (s32[], f32[8]) {
   ROOT %w = (s32[], f32[8]{0}) while(%init), condition=%cond, body=%body
 }
 )");
-  ModuleCheck c = CheckModule(*m);
+  ModuleCheck c = Check(*m);
   ASSERT_EQ(c.loops.size(), 1u);
   EXPECT_EQ(c.loops[0].trip_count, std::nullopt);
-  EXPECT_EQ(c.loops[0].trip_count_source, "unknown");
+  EXPECT_EQ(c.loops[0].trip_count_source, TripCountSource::kUnknown);
   const CopyFinding* cb = FindCopy(c, "cb");
   ASSERT_NE(cb, nullptr);
   EXPECT_EQ(cb->executions, std::nullopt);

@@ -1,13 +1,17 @@
-// Helpers for the check tests: parse inline HLO, look findings up by name.
+// Helpers for the analysis tests: parse inline HLO, run the check, look
+// findings up by the instruction's name.
 #ifndef HLOSCOPE_TESTS_ANALYSIS_CHECK_TEST_UTIL_H_
 #define HLOSCOPE_TESTS_ANALYSIS_CHECK_TEST_UTIL_H_
 
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "hloscope/analysis/check.h"
+#include "hloscope/analysis/execution_counts.h"
 #include "hloscope/parser/parser.h"
 
 namespace hloscope::testing {
@@ -22,17 +26,35 @@ inline std::unique_ptr<HloModule> ParseOne(const std::string& text) {
   return std::move(group->modules.front());
 }
 
+inline ModuleCheck Check(const HloModule& module, const CheckOptions& options = {}) {
+  ExecutionCounts counts = ExecutionCounts::Run(module);
+  return CheckModule(module, counts, options);
+}
+
+inline std::string Name(const HloInstruction* instr) {
+  return instr ? std::string(instr->name()) : std::string();
+}
+
+inline std::vector<std::string> Names(const std::vector<const HloInstruction*>& instrs) {
+  std::vector<std::string> out;
+  for (const HloInstruction* i : instrs) out.push_back(Name(i));
+  return out;
+}
+
 inline const CopyFinding* FindCopy(const ModuleCheck& m, const std::string& name) {
   for (const CopyFinding& c : m.copies)
-    if (c.instruction == name) return &c;
+    if (c.instruction()->name() == name) return &c;
   return nullptr;
 }
 
 inline const UpdateFinding* FindUpdate(const ModuleCheck& m, const std::string& name) {
   for (const UpdateFinding& u : m.updates)
-    if (u.instruction == name) return &u;
+    if (u.instruction()->name() == name) return &u;
   return nullptr;
 }
+
+// The name of the copy an update runs on; "" if none.
+inline std::string RunsOn(const UpdateFinding& u) { return u.runs_on ? Name(u.runs_on->instruction) : ""; }
 
 }  // namespace hloscope::testing
 

@@ -60,7 +60,7 @@ TEST(ExecutionCountsTest, NestedInductionVariableLoops) {
   const HloInstruction* outer = m->entry_computation()->root_instruction();
   // i = 1; i <= 10; i += 1  -> 10 trips.
   EXPECT_EQ(counts.TripCountOf(outer).count, 10);
-  EXPECT_EQ(counts.TripCountOf(outer).source, "induction-variable");
+  EXPECT_EQ(counts.TripCountOf(outer).source, TripCountSource::kInductionVariable);
   const HloInstruction* inner = m->GetComputation("outer_body")->GetInstruction("w_in");
   // i = 0; i < 9; i += 2 -> 0,2,4,6,8: 5 trips.
   EXPECT_EQ(counts.TripCountOf(inner).count, 5);
@@ -93,7 +93,7 @@ ENTRY %main (x: s32[]) -> (s32[]) {
   ExecutionCounts counts = ExecutionCounts::Run(*m);
   const HloInstruction* w = m->entry_computation()->root_instruction();
   EXPECT_EQ(counts.TripCountOf(w).count, 12);
-  EXPECT_EQ(counts.TripCountOf(w).source, "known_trip_count");
+  EXPECT_EQ(counts.TripCountOf(w).source, TripCountSource::kKnownTripCount);
   EXPECT_EQ(counts.Of(m->GetComputation("b")), 12);
 }
 

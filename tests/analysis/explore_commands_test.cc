@@ -14,14 +14,21 @@
 
 #include <fmt/format.h>
 
-#include "hloscope/analysis/explain.h"
+#include <nlohmann/json.hpp>
+
 #include "hloscope/analysis/fusion_summary.h"
+#include "hloscope/analysis/instruction_facts.h"
 #include "hloscope/analysis/source_index.h"
+#include "hloscope/app/commands.h"
+#include "hloscope/app/session.h"
+#include "hloscope/ir/name_index.h"
 #include "hloscope/parser/parser.h"
+#include "hloscope/report/explain_words.h"
 #include "hloscope/report/render_annotate.h"
 #include "hloscope/report/render_explain.h"
 #include "hloscope/report/render_fusions.h"
 #include "hloscope/report/render_where.h"
+#include "hloscope/report/wording.h"
 
 namespace hloscope {
 namespace {
@@ -31,27 +38,37 @@ namespace fs = std::filesystem;
 const fs::path kRoot = HLOSCOPE_SOURCE_DIR;
 const fs::path kFixtures = kRoot / "tests" / "fixtures" / "jax";
 
-std::unique_ptr<HloModule> ParseFile(const fs::path& path) {
-  auto group = ParseHloFile(path.string());
-  if (!group.ok()) {
-    ADD_FAILURE() << group.error().Format();
+std::unique_ptr<Session> OpenSession(SessionRequest r) {
+  auto s = Session::Open(r);
+  if (!s.ok()) {
+    ADD_FAILURE() << s.error().Format();
     return nullptr;
   }
-  return std::move(group->modules.front());
+  return std::move(s).value();
 }
 
-std::unique_ptr<HloModule> ParseText(const std::string& text) {
-  auto group = ParseHloText(text);
-  if (!group.ok()) {
-    ADD_FAILURE() << group.error().Format();
-    return nullptr;
-  }
-  return std::move(group->modules.front());
+// A session over HLO text (no buffer assignment).
+std::unique_ptr<Session> ParseText(const std::string& text) {
+  SessionRequest r;
+  r.text = text;
+  return OpenSession(r);
 }
 
-std::unique_ptr<HloModule> Fixture(const std::string& name,
-                                   const std::string& file = "module.hlo.txt") {
-  return ParseFile(kFixtures / name / file);
+// A session over a fixture; without `with_dump`, its buffer assignment is
+// not read (the exploring commands' facts do not depend on it).
+std::unique_ptr<Session> Fixture(const std::string& name, const std::string& file = "module.hlo.txt") {
+  SessionRequest r;
+  r.path = (kFixtures / name / file).string();
+  return OpenSession(r);
+}
+
+const HloInstruction* Named(const HloModule& m, std::string_view name) {
+  return m.names().Resolve(name).instruction;
+}
+
+WhereResult Where(ModuleAnalysis& a, const WhereQuery& q) {
+  a.EnsureFusions();
+  return FindWhere(a.sources, a.counts, a.check, q);
 }
 
 // 1-based number of the first line of `program` containing `needle` after
@@ -87,13 +104,13 @@ const LineInstruction* FindIn(const std::vector<LineFacts>& lines, std::string_v
 // --------------------------------------------------------------------------- where
 
 TEST(ExploreWhere, AtSetLineInALoopWithItsCopy) {
-  auto module = Fixture("loop_read_after_write");
-  ASSERT_TRUE(module);
-  ModuleAnalysis a(*module);
+  auto session = Fixture("loop_read_after_write");
+  ASSERT_TRUE(session);
+  ModuleAnalysis& a = session->Analysis(0);
   int64_t line = LineOf("loops.py", "new = buf.at[i].set(0.0)", "def loop_read_after_write");
-  WhereOptions o;
+  WhereQuery o;
   o.spec = Spec(fmt::format("loops.py:{}", line));
-  WhereModule w = FindWhere(a, o);
+  WhereResult w = Where(a, o);
   ASSERT_EQ(w.lines.size(), 1u);
   const LineFacts& f = w.lines[0];
   EXPECT_EQ(f.line, line);
@@ -109,15 +126,16 @@ TEST(ExploreWhere, AtSetLineInALoopWithItsCopy) {
   EXPECT_EQ(dus->updates[0]->verdict, UpdateVerdict::kInPlaceOnCopy);
   // The copies the update runs on are attributed to this line.
   std::vector<std::string> copies;
-  for (const CopyFinding* c : f.copies) copies.push_back(c->instruction);
+  for (const CopyFinding* c : f.copies) copies.push_back(std::string(c->instruction()->name()));
   EXPECT_NE(std::find(copies.begin(), copies.end(), "copy"), copies.end());
   ASSERT_EQ(f.updates.size(), 1u);
-  EXPECT_EQ(*f.updates[0]->copy, "copy");
+  ASSERT_TRUE(f.updates[0]->runs_on);
+  EXPECT_EQ(f.updates[0]->runs_on->instruction->name(), "copy");
 
   // Text: the source line, the update, the kernel.
   std::ostringstream out;
   SourceFiles files({kRoot.string()});
-  RenderWhereText({w}, o, files, out);
+  RenderWhereText({{&a, w}}, o, files, out);
   std::string text = out.str();
   EXPECT_NE(text.find("new = buf.at[i].set(0.0)"), std::string::npos) << text;
   EXPECT_NE(text.find("in fusion select_dynamic-update-slice_fusion (kLoop"), std::string::npos) << text;
@@ -126,44 +144,46 @@ TEST(ExploreWhere, AtSetLineInALoopWithItsCopy) {
 }
 
 TEST(ExploreWhere, RangesFilesAndFunctions) {
-  auto module = Fixture("loop_read_after_write");
-  ASSERT_TRUE(module);
-  ModuleAnalysis a(*module);
+  auto session = Fixture("loop_read_after_write");
+  ASSERT_TRUE(session);
+  ModuleAnalysis& a = session->Analysis(0);
   int64_t line = LineOf("loops.py", "new = buf.at[i].set(0.0)", "def loop_read_after_write");
-  WhereOptions o;
+  WhereQuery o;
   o.spec = Spec(fmt::format(":{}-{}", line, line + 1));
-  WhereModule range = FindWhere(a, o);
+  WhereResult range = Where(a, o);
   ASSERT_EQ(range.lines.size(), 2u);
   // The next line reads the old buffer: the read that forces the copy.
   ASSERT_FALSE(range.lines[1].reads.empty());
   EXPECT_EQ(range.lines[1].reads[0].reader->name(), "bitcast_add_fusion");
   o.spec = Spec("body");
-  WhereModule fn = FindWhere(a, o);
+  WhereResult fn = Where(a, o);
   EXPECT_TRUE(FindIn(fn.lines, "dynamic-update-slice.2"));
   o.spec = Spec("fixture_programs/loops.py");
-  EXPECT_FALSE(FindWhere(a, o).lines.empty());
+  EXPECT_FALSE(Where(a, o).lines.empty());
   o.spec = Spec("other.py:1-1000");
-  WhereModule none = FindWhere(a, o);
+  WhereResult none = Where(a, o);
   EXPECT_TRUE(none.lines.empty());
   // A path from another machine still finds the file by its name.
   o.spec = Spec(fmt::format("/home/someone/elsewhere/loops.py:{}", line));
-  WhereModule moved = FindWhere(a, o);
+  WhereResult moved = Where(a, o);
   EXPECT_TRUE(FindIn(moved.lines, "dynamic-update-slice.2"));
-  EXPECT_NE(moved.note.find("matched by the file name loops.py only"), std::string::npos) << moved.note;
+  EXPECT_EQ(moved.matched_by_name, "loops.py");
   o.spec = Spec("loops.py:1");
-  none = FindWhere(a, o);
+  none = Where(a, o);
   EXPECT_TRUE(none.lines.empty());
-  EXPECT_NE(none.nearby.find(fmt::format("loops.py:{}", line)), std::string::npos) << none.nearby;
+  ASSERT_TRUE(none.suggest_lines);
+  EXPECT_NE(FileLinesText(none.file_lines).find(fmt::format("{}", line)), std::string::npos)
+      << FileLinesText(none.file_lines);
 }
 
 TEST(ExploreWhere, NestedLoopsFromInlineFrames) {
-  auto module = Fixture("nested_fori", "module.inline-frames.hlo.txt");
-  ASSERT_TRUE(module);
-  ModuleAnalysis a(*module);
+  auto session = Fixture("nested_fori", "module.inline-frames.hlo.txt");
+  ASSERT_TRUE(session);
+  ModuleAnalysis& a = session->Analysis(0);
   int64_t line = LineOf("loops.py", "buf.at[i, j].set", "def nested_fori");
-  WhereOptions o;
+  WhereQuery o;
   o.spec = Spec(fmt::format("loops.py:{}", line));
-  WhereModule w = FindWhere(a, o);
+  WhereResult w = Where(a, o);
   const LineInstruction* dus = nullptr;
   for (const LineFacts& f : w.lines)
     for (const LineInstruction& li : f.instructions)
@@ -176,19 +196,19 @@ TEST(ExploreWhere, NestedLoopsFromInlineFrames) {
 }
 
 TEST(ExploreWhere, ScopeWithoutLocation) {
-  auto module = Fixture("scoped_train_step");
-  ASSERT_TRUE(module);
-  ModuleAnalysis a(*module);
-  WhereOptions o;
+  auto session = Fixture("scoped_train_step");
+  ASSERT_TRUE(session);
+  ModuleAnalysis& a = session->Analysis(0);
+  WhereQuery o;
   o.scope = "log_write";
-  WhereModule w = FindWhere(a, o);
+  WhereResult w = Where(a, o);
   ASSERT_EQ(w.lines.size(), 1u);
   EXPECT_EQ(w.lines[0].line, LineOf("scopes.py", "log = log.at[i].set"));
   ASSERT_EQ(w.lines[0].updates.size(), 1u);
   EXPECT_EQ(w.lines[0].updates[0]->verdict, UpdateVerdict::kInPlace);
   // Scope and line together: the scan's own DUS (stacked outputs) is not in it.
   o.spec = Spec("scopes.py");
-  WhereModule both = FindWhere(a, o);
+  WhereResult both = Where(a, o);
   for (const LineFacts& f : both.lines)
     for (const LineInstruction& li : f.instructions)
       EXPECT_NE(li.source.op_name.find("log_write"), std::string::npos) << li.source.op_name;
@@ -198,14 +218,14 @@ TEST(ExploreWhere, ScopeWithoutLocation) {
 // `.at[k].set` per layer.
 TEST(ExploreWhere, FindsTheUpdatesOfALineInALargeModule) {
   auto start = std::chrono::steady_clock::now();
-  auto module = Fixture("large_unrolled");
-  ASSERT_TRUE(module);
-  EXPECT_GE(module->instruction_count(), 10000);
-  ModuleAnalysis a(*module);
+  auto session = Fixture("large_unrolled");
+  ASSERT_TRUE(session);
+  EXPECT_GE(session->module(0).instruction_count(), 10000);
+  ModuleAnalysis& a = session->Analysis(0);
   int64_t line = LineOf("scopes.py", "buf = buf.at[k].set(jnp.sum(h))");
-  WhereOptions o;
+  WhereQuery o;
   o.spec = Spec(fmt::format("scopes.py:{}", line));
-  WhereModule w = FindWhere(a, o);
+  WhereResult w = Where(a, o);
   ASSERT_EQ(w.lines.size(), 1u);
   int64_t dus = 0;
   std::set<const HloInstruction*> kernels;
@@ -227,7 +247,8 @@ TEST(ExploreWhere, FindsTheUpdatesOfALineInALargeModule) {
   for (const LineInstruction& li : w.lines[0].instructions)
     EXPECT_NE(li.instruction->opcode(), HloOpcode::kDot);
   std::ostringstream out;
-  ReportWhere({module.get()}, o, OutputFormat::kText, out);
+  SourceFiles no_files;
+  RenderWhereText({{&a, w}}, o, no_files, out);
   EXPECT_NE(out.str().find("dynamic-update-slice"), std::string::npos);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_LT(seconds, 20.0);  // generous: sanitizer builds
@@ -235,9 +256,9 @@ TEST(ExploreWhere, FindsTheUpdatesOfALineInALargeModule) {
 
 // --------------------------------------------------------------------------- annotate
 
-std::string Annotate(const HloModule& module, AnnotateOptions options = {}) {
+std::string Annotate(Session& session, AnnotateRequest request = {}) {
   std::ostringstream out;
-  ReportAnnotate({&module}, options, OutputFormat::kText, out);
+  RunAnnotateCommand(session, request, out);
   return out.str();
 }
 
@@ -251,11 +272,11 @@ std::string GutterLine(const std::string& text, int64_t n) {
 }
 
 TEST(ExploreAnnotate, CopyShowsOnTheLineThatCausesIt) {
-  auto module = Fixture("loop_read_after_write");
-  ASSERT_TRUE(module);
-  AnnotateOptions o;
+  auto session = Fixture("loop_read_after_write");
+  ASSERT_TRUE(session);
+  AnnotateRequest o;
   o.source_roots = {kRoot.string()};
-  std::string text = Annotate(*module, o);
+  std::string text = Annotate(*session, o);
   int64_t write = LineOf("loops.py", "new = buf.at[i].set(0.0)", "def loop_read_after_write");
   int64_t read = LineOf("loops.py", "acc = acc + buf[(i + 1) % n]", "def loop_read_after_write");
   std::string w = GutterLine(text, write), r = GutterLine(text, read);
@@ -271,12 +292,12 @@ TEST(ExploreAnnotate, CopyShowsOnTheLineThatCausesIt) {
 }
 
 TEST(ExploreAnnotate, CopyOnTheUpdateLineInsideANamedScope) {
-  auto module = Fixture("scoped_cond_remat");
-  ASSERT_TRUE(module);
-  AnnotateOptions o;
+  auto session = Fixture("scoped_cond_remat");
+  ASSERT_TRUE(session);
+  AnnotateRequest o;
   o.source_roots = {kRoot.string()};
-  o.scope = "update";
-  std::string text = Annotate(*module, o);
+  o.text.scope = "update";
+  std::string text = Annotate(*session, o);
   std::string w = GutterLine(text, LineOf("scopes.py", "new = buf.at[i].set(v)"));
   EXPECT_NE(w.find("■"), std::string::npos) << text;
   std::string r = GutterLine(text, LineOf("scopes.py", "acc = acc + buf[(i + 1) % n]", "def scoped_cond_remat"));
@@ -302,8 +323,9 @@ ENTRY %main (p: f32[8]) -> f32[8] {
   EXPECT_NE(l.find("32 B"), std::string::npos) << text;
   EXPECT_NE(text.find("non-donated-parameter (via the update)"), std::string::npos) << text;
   std::ostringstream json;
-  AnnotateOptions o;
-  ReportAnnotate({module.get()}, o, OutputFormat::kJson, json);
+  AnnotateRequest o;
+  o.format = OutputFormat::kJson;
+  RunAnnotateCommand(*module, o, json);
   nlohmann::json j = nlohmann::json::parse(json.str());
   const auto& f = j["modules"][0]["files"][0];
   EXPECT_EQ(f["found"], false);
@@ -313,11 +335,11 @@ ENTRY %main (p: f32[8]) -> f32[8] {
 }
 
 TEST(ExploreAnnotate, InlineFramesFixture) {
-  auto module = Fixture("seed_at_set_sum", "module.inline-frames.hlo.txt");
-  ASSERT_TRUE(module);
-  AnnotateOptions o;
+  auto session = Fixture("seed_at_set_sum", "module.inline-frames.hlo.txt");
+  ASSERT_TRUE(session);
+  AnnotateRequest o;
   o.source_roots = {kRoot.string()};
-  std::string text = Annotate(*module, o);
+  std::string text = Annotate(*session, o);
   std::string l = GutterLine(text, LineOf("updates.py", ".at[0].set(1)", "def seed_at_set_sum"));
   EXPECT_NE(l.find(".at[0].set(1)"), std::string::npos) << text;
   EXPECT_NE(l.find("■"), std::string::npos) << text;
@@ -326,40 +348,42 @@ TEST(ExploreAnnotate, InlineFramesFixture) {
 // --------------------------------------------------------------------------- fusions
 
 TEST(ExploreFusions, KernelWithItsLinesBytesAndVerdict) {
-  auto module = Fixture("loop_read_after_write");
-  ASSERT_TRUE(module);
-  ModuleAnalysis a(*module);
-  ModuleFusions mf = SummarizeFusions(a.index, a.counts, &a.check);
+  auto session = Fixture("loop_read_after_write");
+  ASSERT_TRUE(session);
+  ModuleAnalysis& a = session->Analysis(0);
+  ModuleFusions mf = SummarizeFusions(a.sources, a.counts, &a.check);
   EXPECT_EQ(mf.fusions.size(), 4u);
   const FusionSummary* dus = nullptr;
   for (const FusionSummary& f : mf.fusions)
-    if (f.name == "select_dynamic-update-slice_fusion") dus = &f;
+    if (f.fusion->name() == "select_dynamic-update-slice_fusion") dus = &f;
   ASSERT_TRUE(dus);
-  EXPECT_EQ(dus->kind, "kLoop");
+  EXPECT_EQ(dus->fusion->fusion_kind(), FusionKind::kLoop);
   EXPECT_EQ(dus->executions, 100);
   EXPECT_EQ(dus->bytes_read, 4096 + 4);
   EXPECT_EQ(dus->bytes_written, 4096);
-  EXPECT_EQ(dus->enclosing_loops, std::vector<std::string>{"while.1"});
+  ASSERT_EQ(dus->enclosing_loops.size(), 1u);
+  EXPECT_EQ(dus->enclosing_loops[0]->name(), "while.1");
   int64_t write = LineOf("loops.py", "new = buf.at[i].set(0.0)", "def loop_read_after_write");
   ASSERT_EQ(dus->lines.size(), 1u);
   EXPECT_NE(std::find(dus->lines[0].lines.begin(), dus->lines[0].lines.end(), write),
             dus->lines[0].lines.end());
-  EXPECT_EQ(dus->lines_text.rfind("loops.py:", 0), 0u);
+  EXPECT_EQ(FileLinesText(dus->lines).rfind("fixture_programs/loops.py:", 0), 0u);
   bool named = false;
-  for (const FusedOp& op : dus->interesting) named |= op.name == "dynamic-update-slice.2";
+  for (const FusedOp& op : dus->interesting) named |= op.instruction->name() == "dynamic-update-slice.2";
   EXPECT_TRUE(named);
-  ASSERT_EQ(dus->findings.size(), 1u);
-  EXPECT_NE(dus->findings[0].find("in-place-on-copy (on copy)"), std::string::npos);
+  std::vector<std::string> findings = KernelFindingLines(*dus);
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_NE(findings[0].find("in-place-on-copy (on copy)"), std::string::npos);
 }
 
 TEST(ExploreFusions, UnionOfLinesAcrossAScanStep) {
-  auto module = Fixture("scoped_train_step");
-  ASSERT_TRUE(module);
-  ModuleAnalysis a(*module);
-  ModuleFusions mf = SummarizeFusions(a.index, a.counts, &a.check);
+  auto session = Fixture("scoped_train_step");
+  ASSERT_TRUE(session);
+  ModuleAnalysis& a = session->Analysis(0);
+  ModuleFusions mf = SummarizeFusions(a.sources, a.counts, &a.check);
   bool ynn = false, multi_line = false;
   for (const FusionSummary& f : mf.fusions) {
-    if (f.kind == "kCustom") {
+    if (f.fusion->fusion_kind() == FusionKind::kCustom) {
       EXPECT_EQ(f.backend_kind, "__ynn_fusion");
       ynn = true;
     }
@@ -369,7 +393,7 @@ TEST(ExploreFusions, UnionOfLinesAcrossAScanStep) {
   EXPECT_TRUE(multi_line);
   FusionsOptions scoped;
   scoped.scope = "grad_step";
-  ModuleFusions sf = SummarizeFusions(a.index, a.counts, &a.check, scoped);
+  ModuleFusions sf = SummarizeFusions(a.sources, a.counts, &a.check, scoped);
   EXPECT_GT(sf.fusions.size(), 0u);
   EXPECT_LT(sf.fusions.size(), mf.fusions.size());
   EXPECT_EQ(sf.kernels_total, static_cast<int64_t>(mf.fusions.size()));
@@ -389,17 +413,20 @@ ENTRY %main (x: f32[8,2048]) -> f32[8,2048] {
 }
 )");
   ASSERT_TRUE(module);
-  ModuleAnalysis a(*module);
-  ModuleFusions mf = SummarizeFusions(a.index, a.counts, &a.check);
+  ModuleAnalysis& a = module->Analysis(0);
+  ModuleFusions mf = SummarizeFusions(a.sources, a.counts, &a.check);
   ASSERT_EQ(mf.fusions.size(), 1u);
-  EXPECT_EQ(mf.fusions[0].kind, "kCustom");
+  EXPECT_EQ(mf.fusions[0].fusion->fusion_kind(), FusionKind::kCustom);
   EXPECT_EQ(mf.fusions[0].backend_kind, "__triton");
-  EXPECT_EQ(mf.fusions[0].lines_text, "f.py:3");
+  EXPECT_EQ(FileLinesText(mf.fusions[0].lines), "f.py:3");
   EXPECT_EQ(mf.fusions[0].bytes_read, 8 * 2048 * 4);
   std::ostringstream json;
-  ReportFusions({module.get()}, {}, OutputFormat::kJson, json);
+  FusionsRequest fr;
+  fr.format = OutputFormat::kJson;
+  RunFusionsCommand(*module, fr, json);
   nlohmann::json j = nlohmann::json::parse(json.str());
   EXPECT_EQ(j["modules"][0]["fusions"][0]["backend_kind"], "__triton");
+  EXPECT_EQ(j["modules"][0]["fusions"][0]["instruction"], "fusion");
   EXPECT_EQ(j["modules"][0]["fusions"][0]["opcode_counts"]["exponential"], 1);
 }
 
@@ -425,9 +452,9 @@ ENTRY %main (a: f32[256,64], b: s4[1024]) -> f32[64,256] {
 }
 )");
   ASSERT_TRUE(module);
-  const HloInstruction* a = FindInstructionByName(*module, "a");
-  const HloInstruction* b = FindInstructionByName(*module, "%b");
-  const HloInstruction* t = FindInstructionByName(*module, "t");
+  const HloInstruction* a = Named(module->module(0), "a");
+  const HloInstruction* b = Named(module->module(0), "%b");
+  const HloInstruction* t = Named(module->module(0), "t");
   ASSERT_TRUE(a && b && t);
   std::string sa = fmt::format("{}", fmt::join(DescribeShape(a->shape()), "\n"));
   EXPECT_NE(sa.find("a 256×64 array (16384 elements) of 32-bit floats"), std::string::npos) << sa;
@@ -455,11 +482,11 @@ TEST(ExploreExplain, OpNameInWords) {
 }
 
 TEST(ExploreExplain, CopyInALoopInPlainWords) {
-  auto module = Fixture("loop_read_after_write");
-  ASSERT_TRUE(module);
-  ModuleAnalysis a(*module);
-  ExplainContext ctx{a.index, a.counts, a.check};
-  Explanation e = ExplainInstruction(*FindInstructionByName(*module, "copy"), ctx);
+  auto session = Fixture("loop_read_after_write");
+  ASSERT_TRUE(session);
+  ModuleAnalysis& a = session->Analysis(0);
+  a.EnsureFusions();
+  Explanation e = ExplainInstruction(a, FactsOf(a, *Named(a.module, "copy")));
   std::ostringstream out;
   RenderExplanationText(e, out);
   std::string text = out.str();
@@ -469,7 +496,7 @@ TEST(ExploreExplain, CopyInALoopInPlainWords) {
   EXPECT_NE(text.find("cause: read-after-update"), std::string::npos) << text;
   EXPECT_NE(text.find("attributed via the update"), std::string::npos) << text;
 
-  Explanation d = ExplainInstruction(*FindInstructionByName(*module, "dynamic-update-slice.2"), ctx);
+  Explanation d = ExplainInstruction(a, FactsOf(a, *Named(a.module, "dynamic-update-slice.2")));
   std::ostringstream dout;
   RenderExplanationText(d, dout);
   std::string dt = dout.str();
@@ -480,20 +507,22 @@ TEST(ExploreExplain, CopyInALoopInPlainWords) {
 }
 
 TEST(ExploreExplain, GuidedReadingOfAModule) {
-  auto module = Fixture("nested_fori");
-  ASSERT_TRUE(module);
-  std::ostringstream out;
-  ExplainOptions o;
-  ASSERT_TRUE(ReportExplain({module.get()}, o, OutputFormat::kText, out));
+  auto session = Fixture("nested_fori");
+  ASSERT_TRUE(session);
+  std::ostringstream out, err;
+  ExplainRequest o;
+  ASSERT_EQ(RunExplainCommand(*session, o, out, err), kExitOk);
   std::string text = out.str();
   EXPECT_NE(text.find("1. Start at ENTRY"), std::string::npos) << text;
   EXPECT_NE(text.find("32 iterations (known_trip_count)"), std::string::npos) << text;
   EXPECT_NE(text.find("64 iterations (known_trip_count)"), std::string::npos) << text;
   EXPECT_NE(text.find("4. Kernels (fusions)"), std::string::npos) << text;
   o.instruction = "no-such-instruction";
-  std::ostringstream none;
-  EXPECT_FALSE(ReportExplain({module.get()}, o, OutputFormat::kText, none));
+  o.input_name = "nested_fori";
+  std::ostringstream none, none_err;
+  EXPECT_EQ(RunExplainCommand(*session, o, none, none_err), kExitError);
   EXPECT_TRUE(none.str().empty());
+  EXPECT_EQ(none_err.str(), "hloscope explain: no instruction named 'no-such-instruction' in nested_fori\n");
 }
 
 }  // namespace

@@ -1,8 +1,8 @@
-// Golden outputs of fusions / where / annotate / explain: every case of
-// tests/golden/cases.txt is rendered through the library functions the CLI
-// calls (Report*), with the CLI's flags, and compared with tests/golden/
-// NAME.txt after normalising absolute paths. tools/update_golden.py writes
-// those files by running the hloscope binary on the same cases.
+// Golden outputs of every command: each case of tests/golden/cases.txt is
+// run through RunCli (the CLI itself, in-process) and compared with
+// tests/golden/NAME.txt after normalising absolute paths.
+// tools/update_golden.py writes those files by running the hloscope binary
+// on the same cases.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -11,12 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "hloscope/parser/buffer_assignment.h"
-#include "hloscope/parser/parser.h"
-#include "hloscope/report/render_annotate.h"
-#include "hloscope/report/render_explain.h"
-#include "hloscope/report/render_fusions.h"
-#include "hloscope/report/render_where.h"
+#include "hloscope/app/cli.h"
 
 namespace hloscope {
 namespace {
@@ -94,78 +89,15 @@ std::string NormalizePaths(const std::string& text) {
   return out;
 }
 
-// The CLI's flag handling for the four commands (explore_commands.cc).
+// The command run in-process, exactly as the CLI runs it: stdout, then
+// stderr and the exit code when either says something (same rule as
+// recorded() in tools/update_golden.py).
 std::string RunCommand(const std::vector<std::string>& args) {
-  std::string command = args.at(0);
-  std::vector<std::string> positional;
-  std::string format = "text", scope, file_filter, ba_path;
-  std::vector<std::string> roots;
-  int context = 2;
-  bool all = false, no_ba = false;
-  for (size_t i = 1; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    auto value = [&]() -> std::string {
-      EXPECT_LT(i + 1, args.size()) << a;
-      return args.at(++i);
-    };
-    if (a == "--format") format = value();
-    else if (a == "--scope") scope = value();
-    else if (a == "--source-root") roots.push_back(value());
-    else if (a == "--file") file_filter = value();
-    else if (a == "--context") context = std::stoi(value());
-    else if (a == "--all") all = true;
-    else if (a == "--buffer-assignment") ba_path = value();
-    else if (a == "--no-buffer-assignment") no_ba = true;
-    else if (a.rfind("--", 0) == 0) ADD_FAILURE() << "flag the golden test does not know: " << a;
-    else positional.push_back(a);
-  }
-  OutputFormat fmt = format == "json" ? OutputFormat::kJson : OutputFormat::kText;
-  auto group = ParseHloFile(positional.at(0));
-  if (!group.ok()) {
-    ADD_FAILURE() << group.error().Format();
-    return "";
-  }
-  std::vector<const HloModule*> modules;
-  for (const auto& m : group->modules) modules.push_back(m.get());
-  std::ostringstream out;
-  if (command == "fusions") {
-    FusionsOptions o;
-    o.scope = scope;
-    ReportFusions(modules, o, fmt, out);
-  } else if (command == "where") {
-    WhereOptions o;
-    o.scope = scope;
-    o.source_roots = roots;
-    if (positional.size() > 1) o.spec = ParseLineSpec(positional[1]);
-    ReportWhere(modules, o, fmt, out);
-  } else if (command == "annotate") {
-    AnnotateOptions o;
-    o.scope = scope;
-    o.source_roots = roots;
-    o.file = file_filter;
-    o.context = context;
-    o.whole_files = all;
-    ReportAnnotate(modules, o, fmt, out);
-  } else if (command == "explain") {
-    ExplainOptions o;
-    if (positional.size() > 1) o.instruction = positional[1];
-    std::optional<BufferAssignment> ba;
-    if (ba_path.empty() && !no_ba)
-      if (std::optional<std::string> found = FindBufferAssignmentBeside(positional[0])) ba_path = *found;
-    if (!ba_path.empty() && !no_ba && modules.size() == 1) {
-      auto read = ReadBufferAssignmentFile(ba_path);
-      EXPECT_TRUE(read.ok());
-      if (read.ok()) {
-        ba = std::move(read).value();
-        o.check.buffer_assignment = &*ba;
-        o.check.buffer_assignment_path = ba_path;
-      }
-    }
-    EXPECT_TRUE(ReportExplain(modules, o, fmt, out));
-  } else {
-    ADD_FAILURE() << "unknown command " << command;
-  }
-  return out.str();
+  std::ostringstream out, err;
+  int code = RunCli(args, out, err);
+  EXPECT_TRUE(code == 0 || code == 1) << "exit " << code << ": " << err.str();
+  if (code == 0 && err.str().empty()) return out.str();
+  return out.str() + "--- stderr (exit " + std::to_string(code) + ") ---\n" + err.str();
 }
 
 class ExploreGolden : public ::testing::TestWithParam<Case> {};

@@ -19,7 +19,10 @@
 #include "hloscope/analysis/call_graph.h"
 #include "hloscope/analysis/check.h"
 #include "hloscope/analysis/scope_filter.h"
+#include "hloscope/analysis/source_files.h"
 #include "hloscope/analysis/source_index.h"
+#include "hloscope/report/wording.h"
+#include "check_test_util.h"
 #include "hloscope/parser/parser.h"
 
 namespace hloscope {
@@ -118,7 +121,7 @@ TEST_P(ExploreSourceFixture, EveryInstructionResolvesToItsProgramLine) {
     SCOPED_TRACE(variant);
     auto module = Parse(kFixtures / name / variant);
     ASSERT_TRUE(module);
-    ModuleCheck check = CheckModule(*module);
+    ModuleCheck check = testing::Check(*module);
     SourceIndex index(*module, &check);
     SourceFiles files({kRoot.string()});
     int64_t with_metadata = 0, resolved = 0;
@@ -180,16 +183,14 @@ TEST_P(ExploreSourceFixture, BufferCopiesAreAttributedToALine) {
   const std::string name = GetParam();
   auto module = Parse(kFixtures / name / "module.hlo.txt");
   ASSERT_TRUE(module);
-  ModuleCheck check = CheckModule(*module);
+  ModuleCheck check = testing::Check(*module);
   SourceIndex index(*module, &check);
   bool any_line = false;
   for (const HloInstruction* i : index.instructions()) any_line |= i->metadata() && index.HasLine(*i);
   if (!any_line) GTEST_SKIP() << "no instruction of " << name << " has a source line";
   for (const CopyFinding& c : check.copies) {
     if (!c.bytes || *c.bytes < 64) continue;  // loop counters and scalars
-    const HloInstruction* instr = module->GetComputation(c.computation)->GetInstruction(c.instruction);
-    ASSERT_TRUE(instr);
-    EXPECT_TRUE(index.HasLine(*instr)) << c.instruction;
+    EXPECT_TRUE(index.HasLine(*c.instruction())) << c.instruction()->name();
   }
 }
 
@@ -248,7 +249,7 @@ TEST(ExploreSource, InlineFramesMatchStackFrameTables) {
 TEST(ExploreSource, CopyAttributedToTheUpdateThatNeedsIt) {
   auto module = Parse(kFixtures / "loop_read_after_write" / "module.hlo.txt");
   ASSERT_TRUE(module);
-  ModuleCheck check = CheckModule(*module);
+  ModuleCheck check = testing::Check(*module);
   SourceIndex index(*module, &check);
   std::vector<std::string> lines = ReadLines(kRoot / "tools/fixture_programs/loops.py");
   for (const char* name : {"copy", "copy.5"}) {
@@ -259,7 +260,7 @@ TEST(ExploreSource, CopyAttributedToTheUpdateThatNeedsIt) {
     EXPECT_EQ(copy->metadata(), nullptr);
     std::optional<SourceLocation> loc = index.Of(*copy);
     ASSERT_TRUE(loc);
-    EXPECT_EQ(loc->via, "update") << name;
+    EXPECT_EQ(loc->via, SourceVia::kUpdate) << name;
     EXPECT_NE(lines[loc->line - 1].find("buf.at[i].set(0.0)"), std::string::npos) << name;
     EXPECT_EQ(loc->op_name, "jit(loop_read_after_write)/while/body/closed_call/scatter");
   }
@@ -335,7 +336,7 @@ TEST(ExploreLineSpec, FileAndFunctionMatching) {
 }
 
 TEST(ExploreLineSpec, FormatLineSet) {
-  EXPECT_EQ(FormatLineSet("/a/loops.py", {14, 15, 16, 20}), "loops.py:14-16,20");
+  EXPECT_EQ(FormatLineSet("/a/loops.py", {14, 15, 16, 20}), "a/loops.py:14-16,20");
   EXPECT_EQ(FormatLineSet("x.py", {3}), "x.py:3");
 }
 
@@ -432,16 +433,16 @@ TEST(ExploreScope, ScopesOfARealTrainStep) {
 TEST(ExploreScope, FilterCheckFindings) {
   auto module = Parse(kFixtures / "scoped_cond_remat" / "module.hlo.txt");
   ASSERT_TRUE(module);
-  ModuleCheck all = CheckModule(*module);
+  ModuleCheck all = testing::Check(*module);
   ModuleCheck in = all;
   FilterFindingsByScope(&in, "update");
   ASSERT_EQ(in.updates.size(), 1u);
-  EXPECT_EQ(in.updates[0].instruction, "dynamic-update-slice.2");
-  std::set<std::string> copies;
-  for (const CopyFinding& c : in.copies) copies.insert(c.instruction);
+  EXPECT_EQ(in.updates[0].instruction()->name(), "dynamic-update-slice.2");
+  std::set<const HloInstruction*> copies;
+  for (const CopyFinding& c : in.copies) copies.insert(c.instruction());
   for (const CopyFinding& c : all.copies)
     if (c.bytes && *c.bytes >= 64) {
-      EXPECT_TRUE(copies.count(c.instruction)) << c.instruction;
+      EXPECT_TRUE(copies.count(c.instruction())) << c.instruction()->name();
     }
   EXPECT_LT(in.copies.size(), all.copies.size());
   ASSERT_EQ(in.loops.size(), 1u);

@@ -9,7 +9,6 @@
 #ifndef HLOSCOPE_ANALYSIS_CALL_GRAPH_H_
 #define HLOSCOPE_ANALYSIS_CALL_GRAPH_H_
 
-#include <string_view>
 #include <vector>
 
 #include "hloscope/ir/module.h"
@@ -28,8 +27,6 @@ enum class ComputationRole : uint8_t {
   kCustomCall,      // custom-call called_computations
   kUnreachable,     // nobody calls it
 };
-
-std::string_view ComputationRoleName(ComputationRole role);
 
 // Role of `comp` from its first caller (the entry is always kEntry).
 ComputationRole RoleOf(const HloComputation& comp);

@@ -3,6 +3,10 @@
 // loop with what it moves per iteration; every parameter with its donation.
 // With XLA's buffer-assignment dump it also confirms or contradicts each
 // update verdict (same allocation and offset <=> same memory).
+//
+// Parts, in the order they run: copy_sites (where copies are), updates.cc
+// (verdicts), copy_causes (why each copy exists), loops.cc, parameters.cc.
+// Rules and their XLA sources: docs/analysis.md.
 #ifndef HLOSCOPE_ANALYSIS_CHECK_H_
 #define HLOSCOPE_ANALYSIS_CHECK_H_
 
@@ -23,9 +27,7 @@ struct CheckOptions {
   SourceOptions source;
 };
 
-ModuleCheck CheckModule(const HloModule& module, const CheckOptions& options = {});
-// With the module's execution counts already computed (callers that need
-// them too, such as ModuleAnalysis, compute them once).
+// `counts` are the module's execution counts (ExecutionCounts::Run).
 ModuleCheck CheckModule(const HloModule& module, const ExecutionCounts& counts,
                         const CheckOptions& options = {});
 

@@ -17,12 +17,15 @@
 
 namespace hloscope {
 
+enum class TripCountSource : uint8_t {
+  kKnownTripCount,     // XLA's known_trip_count annotation in backend_config
+  kInductionVariable,  // our match of while_loop_analysis.cc's pattern
+  kUnknown,
+};
+
 struct TripCount {
   std::optional<int64_t> count;
-  // "known_trip_count" (XLA's annotation in backend_config),
-  // "induction-variable" (our match of while_loop_analysis.cc's pattern),
-  // or "unknown".
-  std::string source = "unknown";
+  TripCountSource source = TripCountSource::kUnknown;
 };
 
 // Trip count of a while instruction: backend_config known_trip_count first,

@@ -1,115 +1,303 @@
-// Findings of `hloscope check`: the data every renderer (text, JSON, Python)
-// draws from. Plain structs, one per kind of answer; names are exactly as in
-// the HLO text, without '%'. docs/json-format.md documents each field.
+// Findings of `hloscope check`: the facts every renderer (text, JSON, the
+// Python package) draws from.
+//
+// Findings refer to the IR, never to names: instruction pointers, positions
+// (instruction + shape index), typed relations (the copy an update runs on,
+// the updates and loop states a copy feeds, the instructions that still read
+// an old value). Names, labels and sentences exist only in the report layer
+// (report/wording.h); the JSON shapes are in report/json_model.h and
+// docs/json-format.md.
 #ifndef HLOSCOPE_ANALYSIS_FINDINGS_H_
 #define HLOSCOPE_ANALYSIS_FINDINGS_H_
 
 #include <cstdint>
 #include <optional>
 #include <string>
-#include <string_view>
+#include <unordered_map>
 #include <vector>
 
+#include "hloscope/analysis/dataflow.h"
+#include "hloscope/analysis/donation.h"
+#include "hloscope/analysis/execution_counts.h"
 #include "hloscope/analysis/source_map.h"
+#include "hloscope/ir/module.h"
+#include "hloscope/parser/buffer_assignment.h"
 
 namespace hloscope {
 
-// Why a copy exists. The documented set (docs/json-format.md); a copy whose
+// ---------------------------------------------------------------------------
+// Copies
+
+enum class CopyKind : uint8_t {
+  kCopy,        // a top-level `copy`
+  kCopyStart,   // `copy-start` (async, finished by copy-done); the copy is tuple element {0}
+  kCopyFusion,  // a fusion whose root (or a root tuple element) is copy(parameter)
+};
+
+enum class CopyClass : uint8_t { kProtective, kLayoutChange, kMemorySpaceMove };
+
+// Why a copy exists. The documented set (docs/analysis.md); a copy whose
 // cause no rule explains is kUnknown — never a wrong confident cause.
-enum class CopyCause {
-  kNonDonatedParameter,   // an entry argument is updated or returned, not donated
-  kConstantUpdated,       // a constant is updated (or returned): constants are read-only
-  kLoopCarriedLive,       // a loop-carried value's old version is still live
-  kReadAfterUpdate,       // a value is still read after an in-place update of it
-  kOutputDuplicated,      // the same value appears twice in the entry output
-  kOutputPassthrough,     // an entry output passes a parameter/constant through
-  kOutputAliasing,        // a result is copied into a donated argument's buffer
-  kConditionalBranch,     // a conditional branch protects its input or fills its output
-  kLayoutChange,          // physical transpose (layout assignment)
-  kMemorySpaceMove,       // between memory spaces (S(n)), prefetch/offload
+enum class CopyCause : uint8_t {
+  kNonDonatedParameter,  // an entry argument is updated or returned, not donated
+  kConstantUpdated,      // a constant is updated (or returned): constants are read-only
+  kLoopCarriedLive,      // a loop-carried value's old version is still live
+  kReadAfterUpdate,      // a value is still read after an in-place update of it
+  kOutputDuplicated,     // the same value appears twice in the entry output
+  kOutputPassthrough,    // an entry output passes a parameter/constant through
+  kOutputAliasing,       // a result is copied into a donated argument's buffer
+  kConditionalBranch,    // a conditional branch protects its input or fills its output
+  kLayoutChange,         // physical transpose (layout assignment)
+  kMemorySpaceMove,      // between memory spaces (S(n)), prefetch/offload
   kUnknown,
 };
-std::string_view CopyCauseName(CopyCause cause);
 
-enum class CopyClass { kProtective, kLayoutChange, kMemorySpaceMove };
-std::string_view CopyClassName(CopyClass c);
+// The rule of the cause table (analysis/copy_causes.h) that explained a
+// copy; finer than the cause, so the wording can say exactly what happened.
+// docs/analysis.md lists the rules in the order they are tried.
+enum class CauseRule : uint8_t {
+  kLayoutChange,
+  kMemorySpaceMove,
+  kBranchUpdatesOperand,    // a branch updates the array the conditional hands it
+  kBranchPassthrough,       // a branch passes its input through to the output buffer
+  kBranchResult,            // a branch's result is copied into the output buffer
+  kConstantUpdated,         // a constant is updated / becomes overwritten loop state
+  kConstantReturned,        // a constant reaches the output
+  kNonDonatedParameter,     // an entry argument without input_output_alias
+  kDonatedParameterRead,    // a donated argument is still read after its update
+  kReadAfterUpdate,         // a value is still read after an in-place update of it
+  kReadAfterLoopInit,       // a value becomes a loop's state but is read afterwards
+  kCarriesSwapped,          // two loop carries trade places
+  kCarryPassedOnLive,       // a carry is passed on while its old value is live
+  kCarryRebuilt,            // a carry's new value is built in a temporary and copied back
+  kCarryOldValueRead,       // a carry's old value is read after its new one exists
+  kOutputDuplicated,        // the copy reaches several output indices
+  kOutputAlsoReturned,      // the copied value is itself returned at another index
+  kOutputAliasing,          // the copy fills an output aliased to a donated argument
+  kOutputPassthrough,       // a parameter passes through to an output
+  kNone,                    // no rule fits: cause kUnknown
+};
+
+// An instruction with the user's source line it comes from (for sentences
+// such as "while wrapped_dynamic-slice (train.py:40) still reads ...").
+struct InstructionAt {
+  const HloInstruction* instruction = nullptr;
+  std::optional<SourceLocation> source;
+};
+
+// What an update finding is about: the instruction that updates (a fused or
+// top-level dynamic-update-slice/scatter, or an instruction with declared
+// aliasing such as a custom-call) and, for fused updates, the fusion that
+// runs it. `output_index` is the index of the in-place pair in the output
+// of the instruction that owns it (the fusion for fused updates).
+struct UpdateSite {
+  const HloInstruction* instruction = nullptr;
+  const HloInstruction* fusion = nullptr;  // nullptr: not fused
+  ShapeIndex output_index;
+
+  // The instruction in a sequential computation that has the pair.
+  const HloInstruction* owner() const { return fusion ? fusion : instruction; }
+  bool operator==(const UpdateSite& o) const {
+    return instruction == o.instruction && fusion == o.fusion && output_index == o.output_index;
+  }
+};
+
+// Where a copy's result goes that makes it necessary: an update that writes
+// into it in place, or a loop whose state it initializes and which
+// overwrites that state.
+struct CopyFeed {
+  enum class Kind : uint8_t { kUpdate, kLoopState };
+  Kind kind = Kind::kUpdate;
+  UpdateSite update;                     // kUpdate
+  const HloInstruction* loop = nullptr;  // kLoopState: the while
+  ShapeIndex carry;                      // kLoopState: the carry's index
+
+  bool operator==(const CopyFeed& o) const {
+    return kind == o.kind && update == o.update && loop == o.loop && carry == o.carry;
+  }
+};
+
+// The facts behind a copy's cause: which rule matched and what it matched
+// on. Fields a rule does not use stay empty (each rule's fields are listed
+// with it in analysis/copy_causes.cc).
+struct CauseFacts {
+  CopyCause cause = CopyCause::kUnknown;
+  CauseRule rule = CauseRule::kNone;
+  // Readers of the old contents besides the chain of copies (the reads that
+  // force a read-after-update copy), in use order.
+  std::vector<InstructionAt> readers;
+  // What the copy feeds first; nullopt: it is only returned.
+  std::optional<CopyFeed> feed;
+  // Branch rules: the branch computation and its conditional.
+  const HloComputation* branch = nullptr;
+  const HloInstruction* conditional = nullptr;
+  // kReadAfterLoopInit: the loop the copy becomes the state of.
+  const HloInstruction* loop = nullptr;
+  // Loop-carried rules: the carry written (`carry`), the one read (`other_carry`).
+  std::optional<int64_t> carry;
+  std::optional<int64_t> other_carry;
+  // kCarryOldValueRead: the new value and the readers of the old one.
+  HloPosition new_value;
+  std::vector<const HloInstruction*> old_value_readers;
+  // Output rules: the entry output indices the copy reaches; the other index
+  // the copied value is returned at (kOutputAlsoReturned); the donated
+  // parameter whose buffer holds the output (kOutputAliasing).
+  std::vector<ShapeIndex> outputs;
+  ShapeIndex other_output;
+  int64_t aliased_parameter = -1;
+  // Parameter rules: how the argument is donated.
+  DonationKind donation = DonationKind::kNotDonated;
+  // The copy runs inside a loop (for "every iteration").
+  bool in_loop = false;
+};
 
 struct CopyFinding {
-  std::string instruction;
-  std::string computation;
-  std::string kind;  // "copy", "copy-start", "copy-fusion"
+  // The copy: the instruction, and the index of its output that holds the
+  // copied value ({} for copy, {0} for copy-start, the root tuple element of
+  // a multi-output copy fusion).
+  HloPosition copy;
+  CopyKind kind = CopyKind::kCopy;
   CopyClass copy_class = CopyClass::kProtective;
-  std::string shape;
+  const Shape* shape = nullptr;         // destination
+  const Shape* source_shape = nullptr;  // what it copies from
   // Rank 0 (loop counters, loop-start constants): real, but never what
-  // makes a program slow; renderers summarise them.
+  // makes a program slow; renderers summarise them and gates skip them.
   bool scalar = false;
   std::optional<int64_t> bytes;
   std::optional<int64_t> executions;
   std::optional<int64_t> total_bytes;
-  bool executions_upper_bound = false;  // inside a conditional branch
-  std::vector<std::string> enclosing_loops;  // innermost first
-  CopyCause cause = CopyCause::kUnknown;
-  std::string cause_detail;  // one line in the user's terms
-  std::string hint;          // one-line fix, or empty
-  std::string copied_from;   // the value copied (defining position)
-  std::vector<std::string> feeds;  // updates that run on this copy
+  bool executions_upper_bound = false;               // inside a conditional branch
+  std::vector<const HloInstruction*> enclosing_loops;  // innermost first
+  // The value the copy protects: the defining position of the copied
+  // operand, behind any chain of copies (copy of a copy).
+  HloPosition copied_from;
+  std::vector<CopyFeed> feeds;   // updates that run on this copy, loop states it starts
+  CauseFacts cause;
   std::optional<SourceLocation> source;
+
+  const HloInstruction* instruction() const { return copy.instruction; }
 };
 
-enum class UpdateVerdict { kInPlace, kInPlaceOnCopy, kOutOfPlace, kNotMaterialized };
-std::string_view UpdateVerdictName(UpdateVerdict v);
+// ---------------------------------------------------------------------------
+// Updates
+
+enum class UpdateVerdict : uint8_t { kInPlace, kInPlaceOnCopy, kOutOfPlace, kNotMaterialized };
+
+// How a verdict was checked against XLA's buffer assignment.
+struct Confirmation {
+  enum class Basis : uint8_t {
+    kNoDump,            // no buffer assignment given: unconfirmed
+    kNotListed,         // a compared value is not in the dump: not checkable
+    kSlicesCompared,    // in-place verdicts: `subject` and `object` slices compared
+    kOwnSlice,          // out-of-place: the output shares no operand's slice
+    kReusedDyingOperand,  // out-of-place: XLA reused a dying operand's slice (still a full rewrite)
+    kNoBuffer,          // not-materialized: the fused update has no buffer
+    kListed,            // not-materialized, but the dump lists a buffer for it
+    kOutputNotListed,   // out-of-place: the fusion output is not in the dump
+  };
+  Basis basis = Basis::kNoDump;
+  std::optional<bool> confirmed;  // true: XLA agrees; false: contradicts; nullopt: unknown
+  HloPosition subject;  // the update's output value as listed
+  HloPosition object;   // the operand value (or the reused operand) as listed
+  std::optional<Slice> subject_slice;
+  std::optional<Slice> object_slice;
+};
 
 struct UpdateFinding {
-  std::string instruction;
-  std::string opcode;
-  std::string computation;
-  std::optional<std::string> fusion;  // enclosing fusion instruction
+  UpdateSite site;
   UpdateVerdict verdict = UpdateVerdict::kInPlace;
   bool full_rewrite = false;  // shares the buffer but writes all of it
-  std::optional<std::string> copy;  // the copy it runs on (kInPlaceOnCopy)
-  std::string operand;              // the buffer value it writes into
-  std::string reason;               // one line: why this verdict
+  // kInPlaceOnCopy: the copy it writes into (a CopyFinding's `copy`), and
+  // the value that copy was made from.
+  std::optional<HloPosition> runs_on;
+  HloPosition copy_of;
+  // The buffer value written into (in place); for out-of-place fused
+  // updates the operand computed inside the kernel.
+  HloPosition operand;
   std::optional<int64_t> buffer_bytes;
   std::optional<int64_t> bytes_written;  // per execution
   std::optional<int64_t> executions;
   bool executions_upper_bound = false;
-  std::optional<bool> confirmed;  // by XLA's buffer assignment; null: no dump
-  std::string confirmation;       // what was compared
+  Confirmation confirmation;
   std::optional<SourceLocation> source;
+
+  const HloInstruction* instruction() const { return site.instruction; }
+  const HloInstruction* fusion() const { return site.fusion; }
+};
+
+// ---------------------------------------------------------------------------
+// Loops
+
+// Something that grows with a buffer's size, every iteration.
+struct LoopScaling {
+  enum class Kind : uint8_t {
+    kCopy,            // a copy runs every iteration
+    kCarryRewritten,  // a carry is rewritten in full every iteration
+  };
+  Kind kind = Kind::kCopy;
+  HloPosition copy;          // kCopy: the copy (a CopyFinding's `copy`)
+  int64_t carry = -1;        // kCarryRewritten
+  HloPosition rewritten_by;  // kCarryRewritten: the defining position of the new value
+  const Shape* shape = nullptr;
+  std::optional<int64_t> bytes;
 };
 
 struct LoopFinding {
-  std::string instruction;
-  std::string computation;
+  const HloInstruction* loop = nullptr;
   std::optional<int64_t> trip_count;
-  std::string trip_count_source;
+  TripCountSource trip_count_source = TripCountSource::kUnknown;
   std::optional<int64_t> executions;
   std::optional<int64_t> copy_bytes_per_iteration;
   std::optional<int64_t> rewrite_bytes_per_iteration;
   bool scales_with_buffer = false;
-  std::vector<std::string> scaling;  // what grows with buffer size, one line each
-  std::vector<std::string> enclosing_loops;
+  std::vector<LoopScaling> scaling;
+  std::vector<const HloInstruction*> enclosing_loops;
   std::optional<SourceLocation> source;
 };
 
+// ---------------------------------------------------------------------------
+// Parameters
+
 struct ParameterFinding {
+  const HloInstruction* parameter = nullptr;
   int64_t number = 0;
-  std::string name;
-  std::string shape;
   std::optional<int64_t> bytes;
-  bool donated = false;
-  bool copied = false;
-  std::vector<std::string> copies;
+  DonationKind donation = DonationKind::kNotDonated;
+  std::vector<HloPosition> copies;  // copies of it (CopyFinding `copy`s)
+
+  bool donated() const { return donation != DonationKind::kNotDonated; }
+  bool copied() const { return !copies.empty(); }
 };
 
-struct ModuleCheck {
-  std::string name;
-  std::string entry;
-  std::string buffer_assignment;  // path of the dump used, or empty
+// ---------------------------------------------------------------------------
+// One module's findings, with lookups from the IR back to them.
+
+class ModuleCheck {
+ public:
+  const HloModule* module = nullptr;
+  std::string buffer_assignment_path;  // the dump used, or empty
   std::vector<ParameterFinding> parameters;
-  std::vector<CopyFinding> copies;    // sorted by total bytes, largest first
+  std::vector<CopyFinding> copies;  // by total bytes, largest first
   std::vector<UpdateFinding> updates;
   std::vector<LoopFinding> loops;
+
+  // The copy finding whose `copy` is `position`; nullptr if none.
+  const CopyFinding* FindCopy(const HloPosition& position) const;
+  // The copy findings of an instruction (a multi-output copy fusion has several).
+  std::vector<const CopyFinding*> CopiesOf(const HloInstruction* instr) const;
+  // The update findings of an instruction: its own (site.instruction) and,
+  // for a fusion, those fused into it.
+  std::vector<const UpdateFinding*> UpdatesOf(const HloInstruction* instr) const;
+  const UpdateFinding* FindUpdate(const UpdateSite& site) const;
+  const LoopFinding* FindLoop(const HloInstruction* loop) const;
+
+  // Rebuilds the lookups; call after changing the vectors (scope filters).
+  void Reindex();
+
+ private:
+  std::unordered_map<const HloInstruction*, std::vector<uint32_t>> copies_by_instr_;
+  std::unordered_map<const HloInstruction*, std::vector<uint32_t>> updates_by_instr_;
+  std::unordered_map<const HloInstruction*, uint32_t> loop_by_instr_;
 };
 
 }  // namespace hloscope

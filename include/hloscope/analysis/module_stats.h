@@ -9,16 +9,16 @@
 #include <string>
 #include <vector>
 
+#include "hloscope/analysis/call_graph.h"
 #include "hloscope/ir/module.h"
 
 namespace hloscope {
 
 struct ModuleStats {
-  std::string name;
-  std::string entry;
+  const HloModule* module = nullptr;
   int64_t computations = 0;
   int64_t instructions = 0;
-  std::map<std::string, int64_t> computations_by_role;
+  std::map<ComputationRole, int64_t> computations_by_role;
   std::map<std::string, int64_t> instructions_by_opcode;
   std::vector<std::string> unknown_opcodes;  // spelled as in the text
   int64_t parameter_count = 0;

@@ -17,18 +17,32 @@
 
 namespace hloscope {
 
+// How a finding's source location was found.
+enum class SourceVia : uint8_t {
+  kMetadata,     // the instruction's own metadata
+  kUpdate,       // a copy, attributed to the update that needed it
+  kCopiedValue,  // a copy, attributed to the producer of the value it copies
+  kLoop,         // a copy, attributed to its loop
+};
+
+// One caller frame of a source location, unescaped.
+struct CallerFrame {
+  std::string file;
+  int64_t line = 0;
+  std::string function;
+};
+
 struct SourceLocation {
   std::string file;
   int64_t line = 0;
   int64_t column = 0;
   std::string function;
   std::string op_name;
-  // How the location was found: "metadata" (the instruction's own),
-  // "update" (a copy attributed to the update that needed it), "copied
-  // value" (to the producer of the value it copies), "loop".
-  std::string via = "metadata";
-  // Frames outward from the chosen one ("file:line function").
-  std::vector<std::string> stack;
+  SourceVia via = SourceVia::kMetadata;
+  // Frames outward from the chosen one (its callers).
+  std::vector<CallerFrame> stack;
+
+  bool has_line() const { return !file.empty() && line > 0; }
 };
 
 struct SourceOptions {

@@ -39,7 +39,8 @@ class HloComputation {
   std::string_view execution_thread() const { return execution_thread_; }
   // The signature text `(a: f32[]) -> f32[]` as printed; empty if absent.
   std::string_view signature() const { return signature_; }
-  // Looks an instruction up by name (without '%'); nullptr if absent.
+  // Looks an instruction up by name (without '%') in the module's name
+  // index; nullptr if absent.
   HloInstruction* GetInstruction(std::string_view name) const;
   uint64_t source_offset() const { return offset_; }
 

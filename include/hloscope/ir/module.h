@@ -13,6 +13,7 @@
 
 #include <deque>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -41,6 +42,8 @@ struct BufferDonor {
   ShapeIndex parameter_index;
 };
 
+class HloNameIndex;
+
 class HloModule {
  public:
   explicit HloModule(std::shared_ptr<const std::string> source)
@@ -50,6 +53,7 @@ class HloModule {
       : source_text_(text), source_(std::move(source)) {}
   HloModule(const HloModule&) = delete;
   HloModule& operator=(const HloModule&) = delete;
+  ~HloModule();
 
   std::string_view name() const { return name_; }
   // The file (or "<stdin>") this module was read from.
@@ -61,6 +65,10 @@ class HloModule {
   HloComputation* entry_computation() const { return entry_; }
   // In text order (callees before callers in printed HLO).
   std::span<HloComputation* const> computations() const { return computations_; }
+  // Every computation and instruction by name (ir/name_index.h), built on
+  // first use and kept; the lookups below use it.
+  const HloNameIndex& names() const;
+  // The computation `name` (without '%'); nullptr if none or ambiguous.
   HloComputation* GetComputation(std::string_view name) const;
 
   // Header attributes, verbatim, in text order.
@@ -98,6 +106,13 @@ class HloModule {
   // Text the parser had to make up (names of nested operands).
   std::deque<std::string> synthesized_;
   mutable std::vector<uint64_t> line_starts_;
+  // A deleter defined in module.cc, so that HloNameIndex can stay
+  // incomplete here (it includes this header's computations).
+  struct NamesDeleter {
+    void operator()(HloNameIndex* p) const;
+  };
+  mutable std::once_flag names_once_;
+  mutable std::unique_ptr<HloNameIndex, NamesDeleter> names_;
 };
 
 }  // namespace hloscope

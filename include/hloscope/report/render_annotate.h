@@ -16,32 +16,28 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
-#include "hloscope/analysis/source_index.h"
-#include "hloscope/report/format.h"
+#include "hloscope/analysis/line_facts.h"
+#include "hloscope/analysis/module_analysis.h"
+#include "hloscope/analysis/source_files.h"
+#include "hloscope/report/json_model.h"
 
 namespace hloscope {
 
 struct AnnotateOptions {
-  std::vector<std::string> source_roots;
-  std::string scope;      // named-scope filter
-  std::string file;       // only files matching this (SourceFileMatches)
-  int context = 2;        // source lines shown around annotated lines
+  std::string scope;         // named-scope filter (shown in the heading)
+  int context = 2;           // source lines shown around annotated lines
   bool whole_files = false;  // print every line of each file
 };
 
 // The mark of a line (see above); ' ' when it has no instructions.
 std::string_view LineMark(const LineFacts& facts);
 
+// One module's annotation as text.
 void RenderAnnotateText(const ModuleAnalysis& analysis, const std::vector<LineFacts>& facts,
                         const AnnotateOptions& options, SourceFiles& files, std::ostream& out);
-nlohmann::ordered_json AnnotateToJson(const ModuleAnalysis& analysis,
-                                      const std::vector<LineFacts>& facts, SourceFiles& files);
-
-// The whole command after parsing.
-void ReportAnnotate(const std::vector<const HloModule*>& modules, const AnnotateOptions& options,
-                    OutputFormat format, std::ostream& out);
+// One module object of the annotate document.
+Json AnnotateModuleJson(const ModuleAnalysis& analysis, const std::vector<LineFacts>& facts,
+                        SourceFiles& files);
 
 }  // namespace hloscope
 

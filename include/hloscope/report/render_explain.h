@@ -1,5 +1,10 @@
-// Rendering `hloscope explain`: an Explanation as titled sections of plain
-// sentences (text), or JSON (schema_version 1).
+// `hloscope explain`: HLO in plain words, built from the module's analyses.
+//
+// For one instruction: what the opcode does, how to read its shape and
+// layout, what its fusion kind means, what its metadata says, how often it
+// runs and why it is (or is not) updated in place. For a whole module: a
+// short guided reading — the entry, the loops with trip counts, the kernels
+// by kind, the copies. Rendered as titled sections of sentences, or JSON.
 #ifndef HLOSCOPE_REPORT_RENDER_EXPLAIN_H_
 #define HLOSCOPE_REPORT_RENDER_EXPLAIN_H_
 
@@ -7,25 +12,31 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
-#include "hloscope/analysis/explain.h"
-#include "hloscope/report/format.h"
+#include "hloscope/analysis/instruction_facts.h"
+#include "hloscope/analysis/module_analysis.h"
+#include "hloscope/report/json_model.h"
 
 namespace hloscope {
 
-void RenderExplanationText(const Explanation& e, std::ostream& out);
-nlohmann::ordered_json ExplanationToJson(const Explanation& e);
-
-struct ExplainOptions {
-  std::string instruction;  // empty: the guided reading of each module
-  CheckOptions check;       // e.g. the buffer assignment to confirm verdicts
+struct ExplainSection {
+  std::string title;
+  std::vector<std::string> lines;
 };
 
-// The whole command after parsing. Returns false (and writes nothing) when
-// the instruction is in none of the modules.
-bool ReportExplain(const std::vector<const HloModule*>& modules, const ExplainOptions& options,
-                   OutputFormat format, std::ostream& out);
+struct Explanation {
+  const HloModule* module = nullptr;
+  const HloInstruction* instruction = nullptr;  // nullptr for the module reading
+  std::string text;  // the HLO line (instruction) or the module header
+  std::vector<ExplainSection> sections;
+};
+
+// `analysis` must have its fusions computed (EnsureFusions).
+Explanation ExplainInstruction(const ModuleAnalysis& analysis, const InstructionFacts& facts);
+Explanation ExplainModule(const ModuleAnalysis& analysis);
+
+void RenderExplanationText(const Explanation& e, std::ostream& out);
+// One module object of the explain document: header + "explanation".
+Json ExplanationModuleJson(const Explanation& e);
 
 }  // namespace hloscope
 

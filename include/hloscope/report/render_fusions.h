@@ -1,27 +1,25 @@
 // Rendering `hloscope fusions`: one block per kernel (fusion instruction) —
 // kind, executions, the source lines fused into it, its operations, the
-// bytes it reads and writes — as text, or JSON (schema_version 1).
+// bytes it reads and writes, and check's findings on it — as text or JSON.
 #ifndef HLOSCOPE_REPORT_RENDER_FUSIONS_H_
 #define HLOSCOPE_REPORT_RENDER_FUSIONS_H_
 
 #include <ostream>
+#include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "hloscope/analysis/fusion_summary.h"
-#include "hloscope/report/format.h"
+#include "hloscope/report/json_model.h"
 
 namespace hloscope {
 
-void RenderFusionsText(const std::vector<ModuleFusions>& modules, const FusionsOptions& options,
-                       std::ostream& out);
-nlohmann::ordered_json FusionsToJson(const std::vector<ModuleFusions>& modules,
-                                     const FusionsOptions& options);
+// One line per check finding on a kernel ("dynamic-update-slice
+// dynamic-update-slice.2: in-place-on-copy (on copy.7)").
+std::vector<std::string> KernelFindingLines(const FusionSummary& kernel);
 
-// The whole command after parsing: analysis and rendering of every module.
-void ReportFusions(const std::vector<const HloModule*>& modules, const FusionsOptions& options,
-                   OutputFormat format, std::ostream& out);
+void RenderFusionsText(const std::vector<const ModuleFusions*>& modules, std::string_view scope,
+                       std::ostream& out);
+Json FusionsToJson(const std::vector<const ModuleFusions*>& modules, std::string_view scope);
 
 }  // namespace hloscope
 

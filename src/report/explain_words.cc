@@ -1,20 +1,18 @@
-#include "hloscope/analysis/explain.h"
+// Plain words for what HLO text says: opcodes, shapes and layouts, fusion
+// kinds, op_names (declared in report/explain_words.h).
+#include "hloscope/report/explain_words.h"
 
 #include <algorithm>
 #include <map>
-#include <set>
 
 #include <fmt/format.h>
 
-#include "hloscope/analysis/call_graph.h"
-#include "hloscope/analysis/fusion_summary.h"
-#include "hloscope/analysis/in_place.h"
 #include "hloscope/analysis/scope_filter.h"
-#include "hloscope/ir/printer.h"
 #include "hloscope/support/human_bytes.h"
 
 namespace hloscope {
 namespace {
+
 
 struct OpcodeText {
   std::string_view opcode;
@@ -201,18 +199,6 @@ std::string Join(const std::vector<int64_t>& v) {
   return fmt::format("{}", fmt::join(v, ","));
 }
 
-std::string ShapeText(const HloInstruction& i) { return i.shape().ToString(); }
-
-std::string TimesText(std::optional<int64_t> n, bool upper) {
-  if (!n) return "an unknown number of times (a loop around it has no known trip count)";
-  return fmt::format("{}{} time{} per call", upper ? "at most " : "", *n, *n == 1 ? "" : "s");
-}
-
-std::string WhereText(const std::optional<SourceLocation>& loc) {
-  if (!loc || loc->file.empty()) return "";
-  return fmt::format("{}:{}", Basename(loc->file), loc->line);
-}
-
 // Primitive names in op_name and the Python that produces them.
 std::string_view PrimitiveHint(std::string_view prim) {
   static const std::map<std::string_view, std::string_view> kHints = {
@@ -240,23 +226,6 @@ std::string_view PrimitiveHint(std::string_view prim) {
   };
   auto it = kHints.find(prim);
   return it == kHints.end() ? std::string_view() : it->second;
-}
-
-const HloInstruction* ImmediateFusion(const HloInstruction& instr) {
-  const HloComputation* comp = instr.parent();
-  if (RoleOf(*comp) != ComputationRole::kFused || comp->callers().empty()) return nullptr;
-  return comp->callers()[0];
-}
-
-void LoopLines(const HloComputation* comp, const ExplainContext& ctx, std::vector<std::string>* out) {
-  for (const HloInstruction* w : ctx.counts.EnclosingLoops(comp)) {
-    const TripCount& t = ctx.counts.TripCountOf(w);
-    std::string loc = WhereText(ctx.index.Of(*w));
-    out->push_back(fmt::format("inside loop {} ({}){}", w->name(),
-                               t.count ? fmt::format("{} iterations, {}", *t.count, t.source)
-                                       : std::string("unknown trip count"),
-                               loc.empty() ? "" : " from " + loc));
-  }
 }
 
 }  // namespace
@@ -466,317 +435,6 @@ std::vector<std::string> DescribeOpName(std::string_view op_name) {
                               hint.empty() ? "" : fmt::format(" — from {}", hint)));
   }
   return out;
-}
-
-const HloInstruction* FindInstructionByName(const HloModule& module, std::string_view name) {
-  if (!name.empty() && name.front() == '%') name.remove_prefix(1);
-  for (const HloComputation* comp : module.computations())
-    if (const HloInstruction* i = comp->GetInstruction(name)) return i;
-  return nullptr;
-}
-
-Explanation ExplainInstruction(const HloInstruction& instr, const ExplainContext& ctx) {
-  Explanation e;
-  const HloModule& module = ctx.index.module();
-  e.module = std::string(module.name());
-  e.instruction = std::string(instr.name());
-  e.text = PrintInstruction(instr);
-  const HloComputation* comp = instr.parent();
-  ComputationRole role = RoleOf(*comp);
-  const HloInstruction* fusion = ImmediateFusion(instr);
-  const HloInstruction* kernel = ctx.index.KernelOf(instr);
-
-  // Where it is ------------------------------------------------------------
-  ExplainSection where{"Where it is", {}};
-  where.lines.push_back(fmt::format("computation {} ({}){}", comp->name(), ComputationRoleName(role),
-                                    comp->is_entry() ? " — the program's main function" : ""));
-  if (fusion) {
-    where.lines.push_back(fmt::format(
-        "fused: it is part of the kernel of {} ({} fusion in {}); it has no buffer of its own{}",
-        fusion->name(), FusionKindName(*fusion), fusion->parent()->name(),
-        instr.is_root() ? ", but as the fused root its value is the fusion's output" : ""));
-    if (kernel != fusion && kernel != &instr)
-      where.lines.push_back(fmt::format("that fusion is itself nested in {}", kernel->name()));
-  } else if (kernel != &instr) {
-    where.lines.push_back(fmt::format("runs inside {} ({}), as part of its computation",
-                                      kernel->name(), kernel->opcode_text()));
-  }
-  LoopLines(comp, ctx, &where.lines);
-  where.lines.push_back(fmt::format("runs {}", TimesText(ctx.counts.Of(&instr),
-                                                          ctx.counts.IsUpperBound(comp))));
-  e.sections.push_back(std::move(where));
-
-  // What it does -----------------------------------------------------------
-  ExplainSection what{"What it does", {}};
-  std::string_view desc = DescribeOpcode(instr.opcode_text());
-  what.lines.push_back(fmt::format("{}: {}", instr.opcode_text(),
-                                   desc.empty() ? "an opcode hloscope has no description for." : desc));
-  if (instr.opcode() == HloOpcode::kParameter && fusion &&
-      instr.parameter_number() < fusion->operand_count()) {
-    const HloInstruction* op = fusion->operand(instr.parameter_number());
-    what.lines.push_back(fmt::format("here: operand {} of {}, i.e. {} = {} {}", instr.parameter_number(),
-                                     fusion->name(), op->name(), ShapeText(*op), op->opcode_text()));
-  }
-  for (int64_t k = 0; k < instr.operand_count(); ++k) {
-    const HloInstruction* op = instr.operand(k);
-    std::string from;
-    if (op->opcode() == HloOpcode::kParameter && fusion && op->parameter_number() < fusion->operand_count())
-      from = fmt::format(" = fusion operand {}", fusion->operand(op->parameter_number())->name());
-    what.lines.push_back(fmt::format("operand {}: {} {} ({}){}", k, op->name(), ShapeText(*op),
-                                     op->opcode_text(), from));
-  }
-  for (const CalledComputation& cc : instr.called_computations())
-    what.lines.push_back(fmt::format("calls {} ({} instructions)", cc.computation->name(),
-                                     cc.computation->instruction_count()));
-  e.sections.push_back(std::move(what));
-
-  // Shape ------------------------------------------------------------------
-  ExplainSection shape{"Reading its shape", DescribeShape(instr.shape())};
-  if (instr.shape().IsTuple())
-    for (size_t k = 0; k < instr.shape().tuple_shapes.size() && k < 8; ++k)
-      for (const std::string& s : DescribeShape(*instr.shape().tuple_shapes[k]))
-        shape.lines.push_back(fmt::format("  {{{}}} {}", k, s));
-  e.sections.push_back(std::move(shape));
-
-  // Fusion -----------------------------------------------------------------
-  const HloInstruction* as_fusion = instr.opcode() == HloOpcode::kFusion ? &instr : fusion;
-  if (as_fusion && IsSequentialRole(RoleOf(*as_fusion->parent()))) {
-    FusionSummary fs = SummarizeFusion(*as_fusion, ctx.index, ctx.counts, &ctx.check);
-    ExplainSection f{"The kernel (fusion)", {}};
-    if (as_fusion != &instr) f.lines.push_back(fmt::format("{} — the fusion this instruction is in", fs.name));
-    f.lines.push_back(DescribeFusionKind(fs.kind, fs.backend_kind));
-    std::vector<std::string> ops;
-    for (auto& [op, n] : fs.opcode_counts) ops.push_back(fmt::format("{} {}", n, op));
-    f.lines.push_back(fmt::format("{} fused instructions: {}", fs.instruction_count, fmt::join(ops, ", ")));
-    if (!fs.lines_text.empty())
-      f.lines.push_back(fmt::format("source lines fused into it: {} (XLA keeps only {} on the fusion)",
-                                    fs.lines_text, WhereText(fs.source).empty() ? "none" : WhereText(fs.source)));
-    f.lines.push_back(fmt::format("reads {} (operand buffers), writes {} per run", HumanBytes(fs.bytes_read),
-                                  HumanBytes(fs.bytes_written)));
-    e.sections.push_back(std::move(f));
-  }
-
-  // Source -----------------------------------------------------------------
-  ExplainSection src{"Where it comes from", {}};
-  std::optional<SourceLocation> loc = ctx.index.Of(instr);
-  const OpMetadata* md = instr.metadata();
-  if (md && !md->op_name.empty()) {
-    for (const std::string& s : DescribeOpName(CUnescape(md->op_name))) src.lines.push_back(s);
-  }
-  if (loc && !loc->file.empty()) {
-    std::string via = loc->via == "metadata" ? ""
-                      : fmt::format(" (no metadata of its own: attributed via the {})", loc->via);
-    src.lines.push_back(fmt::format("{}:{}{}{}{}", loc->file, loc->line,
-                                    loc->column ? fmt::format(":{}", loc->column) : "",
-                                    loc->function.empty() ? "" : " in " + loc->function, via));
-    if (loc->via != "metadata" && !loc->op_name.empty())
-      src.lines.push_back(fmt::format("attributed op_name \"{}\"", loc->op_name));
-    std::string prev;
-    int shown = 0;
-    for (const std::string& frame : loc->stack) {
-      if (frame == prev || shown >= 6) continue;
-      prev = frame;
-      ++shown;
-      src.lines.push_back(fmt::format("  called from {}", frame));
-    }
-    if (md && md->stack_frame_id > 0)
-      src.lines.push_back(fmt::format("(metadata stack_frame_id={} → the module's StackFrames table; "
-                                      "hloscope shows the innermost frame in your code)",
-                                      md->stack_frame_id));
-  } else if (!md) {
-    src.lines.push_back("no metadata: XLA created this instruction itself (copy insertion, layout "
-                        "assignment, loop canonicalization, ...).");
-  } else {
-    src.lines.push_back("metadata without a source line.");
-  }
-  e.sections.push_back(std::move(src));
-
-  // In place? --------------------------------------------------------------
-  ExplainSection ip{"In place or copied?", {}};
-  bool any = false;
-  for (const UpdateFinding& u : ctx.check.updates) {
-    bool mine = (u.instruction == e.instruction && u.computation == comp->name()) ||
-                (u.fusion && *u.fusion == e.instruction);
-    if (!mine) continue;
-    any = true;
-    ip.lines.push_back(fmt::format("{} {}: {} — {}", u.opcode, u.instruction, UpdateVerdictName(u.verdict),
-                                   u.reason));
-    if (u.verdict == UpdateVerdict::kInPlaceOnCopy && u.copy) {
-      for (const CopyFinding& c : ctx.check.copies)
-        if (c.instruction == *u.copy)
-          ip.lines.push_back(fmt::format("  the copy {} moves {} × {} ({}): {}", c.instruction,
-                                         HumanBytes(c.bytes), c.executions ? fmt::format("{}", *c.executions) : "?",
-                                         CopyCauseName(c.cause), c.cause_detail));
-    }
-    if (u.full_rewrite) ip.lines.push_back("  it shares the buffer but rewrites all of it every time");
-    if (u.bytes_written)
-      ip.lines.push_back(fmt::format("  writes {} per execution", HumanBytes(u.bytes_written)));
-    if (u.confirmed)
-      ip.lines.push_back(fmt::format("  {} by XLA's buffer assignment: {}",
-                                     *u.confirmed ? "confirmed" : "CONTRADICTED", u.confirmation));
-  }
-  for (const CopyFinding& c : ctx.check.copies) {
-    if (c.instruction != e.instruction || c.computation != comp->name()) continue;
-    any = true;
-    ip.lines.push_back(fmt::format("this is a {} copy ({}): {} × {} = {} per call",
-                                   CopyClassName(c.copy_class), c.kind, HumanBytes(c.bytes),
-                                   c.executions ? fmt::format("{}", *c.executions) : "?",
-                                   HumanBytes(c.total_bytes)));
-    ip.lines.push_back(fmt::format("cause: {} — {}", CopyCauseName(c.cause), c.cause_detail));
-    if (!c.hint.empty()) ip.lines.push_back(fmt::format("hint: {}", c.hint));
-    if (!c.feeds.empty())
-      ip.lines.push_back(fmt::format("feeds: {}", fmt::join(c.feeds, ", ")));
-  }
-  if (!any) {
-    std::vector<InPlacePair> pairs =
-        IsSequentialRole(role) ? GetInPlaceInputOutputPairs(instr) : std::vector<InPlacePair>{};
-    if (!pairs.empty()) {
-      for (const InPlacePair& p : pairs)
-        ip.lines.push_back(fmt::format("its output {} must share the buffer of operand {}{}",
-                                       ShapeIndexToString(p.output_index), p.operand_number,
-                                       ShapeIndexToString(p.operand_index)));
-    } else if (fusion || role == ComputationRole::kEmbedded) {
-      ip.lines.push_back(
-          "not a buffer of its own: inside a kernel, intermediate values live in registers; only "
-          "the kernel's output is written to memory. See the fusion for its verdict.");
-    } else if (instr.opcode() == HloOpcode::kGetTupleElement || instr.opcode() == HloOpcode::kTuple ||
-               instr.opcode() == HloOpcode::kBitcast || instr.opcode() == HloOpcode::kParameter ||
-               instr.opcode() == HloOpcode::kWhile || instr.opcode() == HloOpcode::kCall) {
-      ip.lines.push_back("moves no data: it names buffers that already exist.");
-    } else {
-      ip.lines.push_back(
-          "not an update: XLA gives its result a buffer of its own. (The buffer assignment may "
-          "still place it in the memory of an operand that dies here; only the "
-          "-buffer-assignment.txt dump shows that.)");
-    }
-  }
-  e.sections.push_back(std::move(ip));
-  return e;
-}
-
-Explanation ExplainModule(const ExplainContext& ctx) {
-  const HloModule& module = ctx.index.module();
-  Explanation e;
-  e.module = std::string(module.name());
-  const HloComputation* entry = module.entry_computation();
-  e.text = fmt::format("HloModule {} — {} computations, {} instructions{}", module.name(),
-                       module.computations().size(), module.instruction_count(),
-                       module.is_scheduled() ? ", scheduled (text order is execution order)" : "");
-
-  // 1. The entry ------------------------------------------------------------
-  ExplainSection s1{"1. Start at ENTRY", {}};
-  s1.lines.push_back(fmt::format(
-      "ENTRY {} is the program's main function; the other computations are called from it "
-      "(fused computations, loop bodies and conditions, branches, reducers). Each line is one "
-      "instruction: `name = shape opcode(operands), attributes`.",
-      entry->name()));
-  for (const HloInstruction* p : entry->parameters()) {
-    if (!p) continue;
-    bool donated = false;
-    for (const InputOutputAlias& a : module.input_output_aliases())
-      donated |= a.parameter_number == p->parameter_number();
-    for (const BufferDonor& d : module.buffer_donors())
-      donated |= d.parameter_number == p->parameter_number();
-    std::string name = p->metadata() ? CUnescape(p->metadata()->op_name) : "";
-    s1.lines.push_back(fmt::format("argument {}: {} {}{} — {}", p->parameter_number(), p->name(),
-                                   p->shape().ToString(), name.empty() ? "" : fmt::format(" ({})", name),
-                                   donated ? "donated (listed in input_output_alias / buffer_donor): "
-                                             "XLA may write the result into it"
-                                           : "not donated: XLA must not overwrite it"));
-  }
-  s1.lines.push_back(fmt::format("ROOT {} is the result ({}).", entry->root_instruction()->name(),
-                                 entry->root_instruction()->shape().ToString()));
-  e.sections.push_back(std::move(s1));
-
-  // 2. Computations by role ---------------------------------------------------
-  std::map<std::string, int64_t> roles;
-  for (const HloComputation* c : module.computations()) ++roles[std::string(ComputationRoleName(RoleOf(*c)))];
-  ExplainSection s2{"2. The computations", {}};
-  std::vector<std::string> parts;
-  for (auto& [r, n] : roles) parts.push_back(fmt::format("{} {}", n, r));
-  s2.lines.push_back(fmt::format("{}.", fmt::join(parts, ", ")));
-  s2.lines.push_back(
-      "A `fused` computation is the body of one kernel: everything between its braces runs in "
-      "one pass and only its ROOT is written to memory. Its parameters are the fusion "
-      "instruction's operands. A `reducer` is the small function a reduce/scatter/sort applies.");
-  e.sections.push_back(std::move(s2));
-
-  // 3. Loops -------------------------------------------------------------------
-  ExplainSection s3{"3. Loops", {}};
-  for (const LoopFinding& l : ctx.check.loops) {
-    std::string trips = l.trip_count ? fmt::format("{} iterations ({})", *l.trip_count, l.trip_count_source)
-                                     : "unknown trip count";
-    std::string nest = l.enclosing_loops.empty() ? "" : fmt::format(", inside {}", fmt::join(l.enclosing_loops, " < "));
-    s3.lines.push_back(fmt::format("{} in {}: {}{}{}", l.instruction, l.computation, trips, nest,
-                                   WhereText(l.source).empty() ? "" : " — " + WhereText(l.source)));
-    if (const HloInstruction* w = FindInstructionByName(module, l.instruction)) {
-      const HloComputation* body = w->while_body();
-      const HloComputation* cond = w->while_condition();
-      s3.lines.push_back(fmt::format("  body {} ({} instructions), condition {}", body ? body->name() : "?",
-                                     body ? body->instruction_count() : 0, cond ? cond->name() : "?"));
-    }
-  }
-  if (ctx.check.loops.empty()) s3.lines.push_back("no while loops: every instruction runs once per call.");
-  else
-    s3.lines.push_back("Everything in a loop body runs once per iteration: a copy there costs its "
-                       "bytes × the trip count.");
-  e.sections.push_back(std::move(s3));
-
-  // 4. Kernels -------------------------------------------------------------------
-  ModuleFusions mf = SummarizeFusions(ctx.index, ctx.counts, &ctx.check);
-  ExplainSection s4{"4. Kernels (fusions)", {}};
-  std::map<std::string, int64_t> kinds;
-  for (const FusionSummary& f : mf.fusions) ++kinds[f.kind];
-  parts.clear();
-  for (auto& [k, n] : kinds) parts.push_back(fmt::format("{} {}", n, k));
-  s4.lines.push_back(fmt::format("{} fusion{}{}{}", mf.fusions.size(), mf.fusions.size() == 1 ? "" : "s",
-                                 parts.empty() ? "" : ": ", fmt::join(parts, ", ")));
-  std::vector<const FusionSummary*> top;
-  for (const FusionSummary& f : mf.fusions) top.push_back(&f);
-  auto traffic = [](const FusionSummary* f) -> int64_t {
-    if (!f->executions || !f->bytes_written || !f->bytes_read) return -1;
-    return (*f->bytes_read + *f->bytes_written) * *f->executions;
-  };
-  std::stable_sort(top.begin(), top.end(), [&](auto* a, auto* b) { return traffic(a) > traffic(b); });
-  for (size_t k = 0; k < top.size() && k < 5; ++k) {
-    const FusionSummary* f = top[k];
-    s4.lines.push_back(fmt::format("{} ({}) ×{}: reads {}, writes {} per run — {}", f->name, f->kind,
-                                   f->executions ? fmt::format("{}", *f->executions) : "?",
-                                   HumanBytes(f->bytes_read), HumanBytes(f->bytes_written),
-                                   f->lines_text.empty() ? "no source lines" : f->lines_text));
-  }
-  s4.lines.push_back("`hloscope fusions FILE` lists every kernel with its operations and source lines.");
-  e.sections.push_back(std::move(s4));
-
-  // 5. Copies and updates ----------------------------------------------------------
-  ExplainSection s5{"5. Copies and updates", {}};
-  if (ctx.check.copies.empty()) s5.lines.push_back("no copies.");
-  for (size_t k = 0; k < ctx.check.copies.size() && k < 5; ++k) {
-    const CopyFinding& c = ctx.check.copies[k];
-    const HloComputation* cc = module.GetComputation(c.computation);
-    const HloInstruction* ci = cc ? cc->GetInstruction(c.instruction) : nullptr;
-    std::string where = ci ? WhereText(ctx.index.Of(*ci)) : WhereText(c.source);
-    s5.lines.push_back(fmt::format("{} {} {} × {} = {} ({}){}", c.instruction, c.shape, HumanBytes(c.bytes),
-                                   c.executions ? fmt::format("{}", *c.executions) : "?",
-                                   HumanBytes(c.total_bytes), CopyCauseName(c.cause),
-                                   where.empty() ? "" : " — " + where));
-  }
-  if (ctx.check.copies.size() > 5)
-    s5.lines.push_back(fmt::format("... and {} more", ctx.check.copies.size() - 5));
-  std::map<std::string, int64_t> verdicts;
-  for (const UpdateFinding& u : ctx.check.updates) ++verdicts[std::string(UpdateVerdictName(u.verdict))];
-  parts.clear();
-  for (auto& [v, n] : verdicts) parts.push_back(fmt::format("{} {}", n, v));
-  s5.lines.push_back(fmt::format("updates: {}", parts.empty() ? "none" : fmt::format("{}", fmt::join(parts, ", "))));
-  e.sections.push_back(std::move(s5));
-
-  ExplainSection s6{"Next", {}};
-  s6.lines.push_back("hloscope check FILE             every copy and update, with causes");
-  s6.lines.push_back("hloscope where FILE file.py:42  the instructions of one line of your code");
-  s6.lines.push_back("hloscope annotate FILE          your source with findings per line");
-  s6.lines.push_back("hloscope explain FILE NAME      one instruction in plain words");
-  e.sections.push_back(std::move(s6));
-  return e;
 }
 
 }  // namespace hloscope

@@ -1,0 +1,41 @@
+// SourceFiles: the user's source files on this machine, for printing the
+// lines findings point at (`where`, `annotate`).
+//
+// Metadata paths are absolute paths of the machine that traced the program
+// (/home/u/proj/train.py). With roots, a path is looked up as root + each of
+// its suffixes, longest first (root/home/u/proj/train.py, root/u/proj/train.py,
+// ..., root/train.py), then as written.
+#ifndef HLOSCOPE_ANALYSIS_SOURCE_FILES_H_
+#define HLOSCOPE_ANALYSIS_SOURCE_FILES_H_
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace hloscope {
+
+class SourceFiles {
+ public:
+  explicit SourceFiles(std::vector<std::string> roots = {}) : roots_(std::move(roots)) {}
+
+  // The readable file for a metadata path, or nullopt.
+  std::optional<std::string> Locate(const std::string& metadata_path) const;
+  // Its lines (1-based: Line(path, 1) is the first), read once; nullptr
+  // when the file is not found.
+  const std::vector<std::string>* Lines(const std::string& metadata_path);
+  // Line `line` of the file, without the newline; nullopt when unknown.
+  std::optional<std::string> Line(const std::string& metadata_path, int64_t line);
+
+ private:
+  std::vector<std::string> roots_;
+  std::map<std::string, std::optional<std::vector<std::string>>> cache_;
+};
+
+// The components of a path ('/' or '\\' separated, "." dropped).
+std::vector<std::string_view> PathComponents(std::string_view path);
+
+}  // namespace hloscope
+
+#endif  // HLOSCOPE_ANALYSIS_SOURCE_FILES_H_

@@ -1,0 +1,73 @@
+// The commands, as library functions over a Session: what `hloscope
+// COMMAND` does after its flags are read. The CLI (app/cli.h) and the
+// Python extension call these, so both give the same answers.
+//
+// Exit codes: 0 the command ran; 1 a --fail-on-*/--max-* gate was broken;
+// 2 usage, parse or I/O error (messages go to `err`).
+#ifndef HLOSCOPE_APP_COMMANDS_H_
+#define HLOSCOPE_APP_COMMANDS_H_
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "hloscope/analysis/policy.h"
+#include "hloscope/analysis/where_query.h"
+#include "hloscope/app/session.h"
+#include "hloscope/report/format.h"
+#include "hloscope/report/render_annotate.h"
+#include "hloscope/report/render_check.h"
+
+namespace hloscope {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFindings = 1;
+inline constexpr int kExitError = 2;
+
+// Every module's check findings, restricted to a named scope (empty: all).
+std::vector<ModuleCheck> ScopedChecks(Session& session, const std::string& scope);
+std::vector<const ModuleCheck*> Pointers(const std::vector<ModuleCheck>& checks);
+
+struct CheckRequest {
+  OutputFormat format = OutputFormat::kText;
+  CheckTextOptions text;
+  std::string scope;
+  GateOptions gates;
+};
+// Prints the report; prints broken gates to `err` and returns 1 for them.
+int RunCheckCommand(Session& session, const CheckRequest& request, std::ostream& out, std::ostream& err);
+
+struct FusionsRequest {
+  OutputFormat format = OutputFormat::kText;
+  std::string scope;
+};
+int RunFusionsCommand(Session& session, const FusionsRequest& request, std::ostream& out);
+
+struct WhereRequest {
+  OutputFormat format = OutputFormat::kText;
+  WhereQuery query;
+  std::vector<std::string> source_roots;
+};
+int RunWhereCommand(Session& session, const WhereRequest& request, std::ostream& out);
+
+struct AnnotateRequest {
+  OutputFormat format = OutputFormat::kText;
+  std::string file;  // only files matching this (SourceFileMatches)
+  std::vector<std::string> source_roots;
+  AnnotateOptions text;  // scope, context, whole files
+};
+int RunAnnotateCommand(Session& session, const AnnotateRequest& request, std::ostream& out);
+
+struct ExplainRequest {
+  OutputFormat format = OutputFormat::kText;
+  std::string instruction;  // empty: the guided reading of each module
+  std::string input_name;   // for "no instruction named X in FILE"
+};
+int RunExplainCommand(Session& session, const ExplainRequest& request, std::ostream& out, std::ostream& err);
+
+int RunStatsCommand(Session& session, OutputFormat format, std::ostream& out);
+int RunPrintCommand(Session& session, std::ostream& out);
+
+}  // namespace hloscope
+
+#endif  // HLOSCOPE_APP_COMMANDS_H_

@@ -1,0 +1,72 @@
+// Session: the one way from a request to analysed modules, used by the
+// CLI, the Python extension and the tests.
+//
+// It opens the input (a file, stdin, or text handed over), finds and reads
+// XLA's buffer-assignment dump (given, or the one beside a dump file),
+// applies it — a dump describes one module, so only when the input holds
+// exactly one — and builds each module's analyses on first use.
+#ifndef HLOSCOPE_APP_SESSION_H_
+#define HLOSCOPE_APP_SESSION_H_
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hloscope/analysis/module_analysis.h"
+#include "hloscope/analysis/source_map.h"
+#include "hloscope/parser/buffer_assignment.h"
+#include "hloscope/parser/parser.h"
+#include "hloscope/support/result.h"
+
+namespace hloscope {
+
+struct SessionRequest {
+  // The HLO input: a path ("-" for stdin), or `text` (then `path` only
+  // names it in diagnostics and reports).
+  std::string path;
+  std::optional<std::string> text;
+  // XLA's buffer-assignment dump: a path, or its text (then the path only
+  // names it). Without either, the dump beside `path` is used if there is
+  // one (XLA's naming; see FindBufferAssignmentBeside), unless
+  // `find_buffer_assignment` is false.
+  std::string buffer_assignment_path;
+  std::optional<std::string> buffer_assignment_text;
+  bool find_buffer_assignment = true;
+  bool use_buffer_assignment = true;  // false: --no-buffer-assignment
+  SourceOptions source;
+};
+
+class Session {
+ public:
+  static Result<std::unique_ptr<Session>> Open(const SessionRequest& request);
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  size_t module_count() const { return group_.modules.size(); }
+  const HloModule& module(size_t i) const { return *group_.modules[i]; }
+  std::vector<const HloModule*> modules() const;
+  // The dump the verdicts are checked against ("" if none applies).
+  const std::string& buffer_assignment_path() const { return applied_path_; }
+  // A dump was found or given, but the input holds several modules.
+  bool buffer_assignment_ignored() const { return ba_ && applied_path_.empty(); }
+
+  // Module i's analyses, built on first use.
+  ModuleAnalysis& Analysis(size_t i);
+  // Every module's analyses (built now), and their check findings.
+  std::vector<ModuleAnalysis*> Analyses();
+  std::vector<const ModuleCheck*> Checks();
+
+ private:
+  Session() = default;
+
+  HloModuleGroup group_;
+  std::optional<BufferAssignment> ba_;
+  std::string applied_path_;
+  CheckOptions check_options_;
+  std::vector<std::unique_ptr<ModuleAnalysis>> analyses_;
+};
+
+}  // namespace hloscope
+
+#endif  // HLOSCOPE_APP_SESSION_H_

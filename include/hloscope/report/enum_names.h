@@ -1,0 +1,32 @@
+// The spellings of the analysis's closed sets: one name per value, the
+// same in text and JSON (docs/json-format.md lists them).
+#ifndef HLOSCOPE_REPORT_ENUM_NAMES_H_
+#define HLOSCOPE_REPORT_ENUM_NAMES_H_
+
+#include <string_view>
+
+#include "hloscope/analysis/call_graph.h"
+#include "hloscope/analysis/findings.h"
+#include "hloscope/analysis/policy.h"
+
+namespace hloscope {
+
+std::string_view CopyCauseName(CopyCause cause);
+std::string_view CauseRuleName(CauseRule rule);
+std::string_view CopyClassName(CopyClass c);
+std::string_view CopyKindName(CopyKind kind);
+std::string_view UpdateVerdictName(UpdateVerdict v);
+std::string_view TripCountSourceName(TripCountSource source);
+std::string_view SourceViaName(SourceVia via);
+std::string_view DonationName(DonationKind kind);  // "" for kNotDonated
+std::string_view ConfirmationBasisName(Confirmation::Basis basis);
+std::string_view FeedKindName(CopyFeed::Kind kind);
+std::string_view ScalingKindName(LoopScaling::Kind kind);
+std::string_view ComputationRoleName(ComputationRole role);
+std::string_view ViolationKindName(Violation::Kind kind);
+// "kLoop", "kInput", "kOutput", "kCustom", or the kind as written.
+std::string_view FusionKindText(const HloInstruction& fusion);
+
+}  // namespace hloscope
+
+#endif  // HLOSCOPE_REPORT_ENUM_NAMES_H_

@@ -1,0 +1,88 @@
+// Wording: every sentence, hint and label hloscope shows a user, written
+// from the analysis's typed facts. Text, JSON and the Python package all
+// take their prose from here, so a finding reads the same everywhere.
+//
+// Labels have one form each: a source location is `dir/file.py:42` (the
+// last two path components), an update is `dynamic-update-slice.3 in
+// fusion.2`, a value is `while.3{1}` or, in sentences, `carry 1 of while.3`.
+#ifndef HLOSCOPE_REPORT_WORDING_H_
+#define HLOSCOPE_REPORT_WORDING_H_
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "hloscope/analysis/findings.h"
+#include "hloscope/analysis/line_spec.h"
+#include "hloscope/analysis/policy.h"
+
+namespace hloscope {
+
+// ---------------------------------------------------------------------------
+// Labels
+
+// A source file as hloscope shows it: its last two path components
+// (`dir/file.py`), the whole path when shorter.
+std::string DisplayPath(std::string_view file);
+// The one text form of a source location: `dir/file.py:42`; "" without a file.
+std::string SourceText(const std::optional<SourceLocation>& loc);
+// Executions per call: "100", "≤100" (an upper bound), "?" (unknown).
+std::string ExecutionsText(std::optional<int64_t> n, bool upper_bound);
+// A position as XLA's buffer assignment names it: `copy.7`, `while.3{1}`.
+std::string PositionText(const HloPosition& pos);
+// A value in the user's terms: `argument 0 (buf)`, `carry 1 of while.4`,
+// `carry 1 of while.4 (after the loop)`, else PositionText.
+std::string ValueText(const HloPosition& pos);
+// `dynamic-update-slice.3 in select_fusion`, or the instruction alone.
+std::string UpdateLabel(const UpdateSite& site);
+// An update's label, or `carry {1} of while.3` for a loop state.
+std::string FeedText(const CopyFeed& feed);
+// `name (dir/file.py:40)`, or the name alone.
+std::string InstructionAtText(const InstructionAt& at);
+// `dir/loops.py:14-16,20` from the lines of one file.
+std::string FormatLineSet(std::string_view file, const std::vector<int64_t>& sorted_lines);
+// `dir/loops.py:14-16; dir/util.py:3`.
+std::string FileLinesText(const std::vector<FileLines>& files);
+
+// ---------------------------------------------------------------------------
+// Findings
+
+// Why a copy exists, one line in the user's terms.
+std::string CauseDetail(const CopyFinding& copy);
+// The one-line fix for a copy; "" when there is none to offer.
+std::string CauseHint(const CopyFinding& copy);
+// Why an update got its verdict, one line.
+std::string UpdateReason(const UpdateFinding& update);
+// What was compared in XLA's buffer assignment; "" without a dump.
+std::string ConfirmationText(const UpdateFinding& update);
+// One line of what grows with the buffer in a loop.
+std::string ScalingText(const LoopScaling& scaling);
+// The one-line answer for a module, e.g. "jit_f: 2 copies, 400 MiB moved
+// per call, 99% inside while.7 at dir/train.py:42."
+std::string Headline(const ModuleCheck& module);
+// `copy.7 — cause detail`: what the headline's second line says about the
+// largest array copy; "" when there is none.
+std::string LargestCopyLine(const ModuleCheck& module);
+
+// One line per update of a source line ("dynamic-update-slice.2 in
+// fusion.3: in-place-on-copy on copy.7, writes 4 B × 100"); more than
+// `max_listed` are grouped by verdict ("×520 in-place, e.g. ...").
+std::vector<std::string> UpdateSummaryLines(const std::vector<const UpdateFinding*>& updates,
+                                            size_t max_listed = 4);
+// `copy.7 f32[1024]{0} 4.0 KiB × 100 = 400.0 KiB per call — read-after-update`.
+std::string CopySummaryLine(const CopyFinding& copy);
+
+// ---------------------------------------------------------------------------
+// Gates
+
+// One broken gate, possibly over several lines (indented by four spaces).
+std::string ViolationText(const Violation& violation);
+// The whole failure: "TITLE: N problems", each violation, then the
+// headline of every module. Empty when there are no violations.
+std::string GateFailureMessage(std::string_view title, const std::vector<Violation>& violations,
+                               const std::vector<const ModuleCheck*>& modules);
+
+}  // namespace hloscope
+
+#endif  // HLOSCOPE_REPORT_WORDING_H_

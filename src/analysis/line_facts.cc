@@ -1,0 +1,118 @@
+#include "hloscope/analysis/line_facts.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "hloscope/analysis/dataflow.h"
+#include "hloscope/analysis/scope_filter.h"
+
+namespace hloscope {
+namespace {
+
+bool IsTrivialKernel(const HloInstruction* i) {
+  switch (i->opcode()) {
+    case HloOpcode::kParameter:
+    case HloOpcode::kConstant:
+    case HloOpcode::kGetTupleElement:
+    case HloOpcode::kTuple:
+    case HloOpcode::kBitcast:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Does `copy` run on behalf of an update that `reader` performs (the
+// reader is the update itself, or the fusion that runs it)?
+bool IsUpdateOf(const CopyFinding& copy, const HloInstruction* reader) {
+  for (const CopyFeed& f : copy.feeds)
+    if (f.kind == CopyFeed::Kind::kUpdate && f.update.owner() == reader) return true;
+  return false;
+}
+
+}  // namespace
+
+std::vector<LineFacts> CollectLineFacts(const SourceIndex& index, const ExecutionCounts& counts,
+                                        const ModuleCheck& check, const LineQuery& query) {
+  LineSpec all;
+  const LineSpec& spec = query.spec ? *query.spec : all;
+  ScopeMatcher scope(query.scope);
+
+  std::map<std::pair<std::string, int64_t>, LineFacts> by_line;
+  auto bucket = [&](const SourceLocation& loc) -> LineFacts& {
+    LineFacts& f = by_line[{loc.file, loc.line}];
+    f.file = loc.file;
+    f.line = loc.line;
+    return f;
+  };
+
+  for (const HloInstruction* instr : index.Find(spec, query.scope)) {
+    std::optional<SourceLocation> loc = index.Of(*instr);
+    LineFacts& f = bucket(*loc);
+    LineInstruction li;
+    li.instruction = instr;
+    li.source = *loc;
+    const HloInstruction* kernel = index.KernelOf(*instr);
+    li.kernel = kernel == instr ? nullptr : kernel;
+    li.loops = counts.EnclosingLoops(instr->parent());
+    li.executions = counts.Of(instr);
+    li.executions_upper_bound = counts.IsUpperBound(instr->parent());
+    for (const UpdateFinding* u : check.UpdatesOf(instr))
+      if (u->site.instruction == instr) li.updates.push_back(u);
+    li.copies = check.CopiesOf(instr);
+    f.copies.insert(f.copies.end(), li.copies.begin(), li.copies.end());
+    if (std::find(f.kernels.begin(), f.kernels.end(), kernel) == f.kernels.end() &&
+        (li.kernel || !IsTrivialKernel(instr)))
+      f.kernels.push_back(kernel);
+    f.instructions.push_back(std::move(li));
+  }
+
+  // Updates by the line check gives them (the updating instruction's own
+  // line, or its fusion's).
+  for (const UpdateFinding& u : check.updates) {
+    if (!u.source || !spec.Matches(*u.source)) continue;
+    if (!scope.empty() && !scope.Matches(u.source->op_name)) continue;
+    bucket(*u.source).updates.push_back(&u);
+  }
+
+  // Reads that force a copy: readers of the value a read-after-update copy
+  // protects, and of the copies made of it.
+  if (query.include_reads) {
+    for (const CopyFinding& c : check.copies) {
+      if (c.cause.cause != CopyCause::kReadAfterUpdate || !c.copied_from.instruction) continue;
+      std::set<const HloInstruction*> seen;
+      std::vector<HloPosition> work = {c.copied_from};
+      for (size_t w = 0; w < work.size() && w < 64; ++w) {
+        for (const HloUse& use : UsesOf(work[w])) {
+          const HloInstruction* reader = use.user;
+          if (!seen.insert(reader).second) continue;
+          if (reader->opcode() == HloOpcode::kCopy) {
+            work.push_back({reader, {}});
+            continue;
+          }
+          if (reader->opcode() == HloOpcode::kTuple || reader->opcode() == HloOpcode::kWhile) continue;
+          if (IsUpdateOf(c, reader)) continue;
+          std::optional<SourceLocation> loc = index.Of(*reader);
+          if (!loc || loc->file.empty() || !spec.Matches(*loc)) continue;
+          if (!scope.empty() && !scope.Matches(loc->op_name)) continue;
+          bucket(*loc).reads.push_back({reader, &c});
+        }
+      }
+    }
+  }
+
+  std::vector<LineFacts> out;
+  out.reserve(by_line.size());
+  for (auto& [key, f] : by_line) {
+    for (const CopyFinding* c : f.copies) {
+      if (!f.copy_bytes_per_call) break;
+      if (!c->total_bytes) f.copy_bytes_per_call = std::nullopt;
+      else *f.copy_bytes_per_call += *c->total_bytes;
+    }
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+}  // namespace hloscope

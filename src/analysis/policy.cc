@@ -1,0 +1,157 @@
+#include "hloscope/analysis/policy.h"
+
+#include <algorithm>
+
+namespace hloscope {
+namespace {
+
+bool SelectedUpdate(const UpdateFinding& u, const GateOptions& o) {
+  if (!o.selective()) return true;
+  for (const std::string& name : o.update_names) {
+    if (u.site.instruction->name() == name) return true;
+    if (u.site.fusion && u.site.fusion->name() == name) return true;
+  }
+  if (u.source)
+    for (const LineSpec& spec : o.lines)
+      if (spec.Matches(*u.source)) return true;
+  return false;
+}
+
+bool Contains(const std::vector<const UpdateFinding*>& v, const UpdateFinding* u) {
+  return std::find(v.begin(), v.end(), u) != v.end();
+}
+
+}  // namespace
+
+bool GateOptions::any() const {
+  return fail_on_copies_in_loops || fail_on_out_of_place || fail_on_contradiction ||
+         max_copy_bytes || max_copies || max_copies_in_loops || max_copy_bytes_in_loops;
+}
+
+bool CountsForGates(const CopyFinding& copy, const GateOptions& options) {
+  return options.count_scalar_copies || !copy.scalar;
+}
+
+bool IsInPlace(const UpdateFinding& u) {
+  bool claim = u.verdict == UpdateVerdict::kInPlace || u.verdict == UpdateVerdict::kNotMaterialized;
+  return claim && u.confirmation.confirmed != false;
+}
+
+namespace {
+
+// One module's violations; adds whether the selection chose any update.
+void EvaluateModule(const ModuleCheck& m, const GateOptions& o, std::vector<Violation>* all,
+                    bool* any_selected) {
+  std::vector<Violation> out;
+  std::vector<const UpdateFinding*> chosen;
+  for (const UpdateFinding& u : m.updates)
+    if (SelectedUpdate(u, o)) chosen.push_back(&u);
+  *any_selected |= !chosen.empty();
+
+  // Updates that are not in place (with the copy they run on).
+  std::vector<const CopyFinding*> shown;
+  if (o.fail_on_out_of_place) {
+    for (const UpdateFinding* u : chosen) {
+      if (IsInPlace(*u)) continue;
+      Violation v;
+      v.kind = Violation::Kind::kUpdateNotInPlace;
+      v.update = u;
+      if (u->runs_on) v.copy = m.FindCopy(*u->runs_on);
+      if (v.copy) shown.push_back(v.copy);
+      out.push_back(v);
+    }
+  }
+
+  // Copies inside loops: with a selection, only those that serve a selected
+  // update or come from a selected line; a copy already shown under its
+  // update is not repeated.
+  if (o.fail_on_copies_in_loops) {
+    for (const CopyFinding& c : m.copies) {
+      if (c.enclosing_loops.empty() || !CountsForGates(c, o)) continue;
+      if (std::find(shown.begin(), shown.end(), &c) != shown.end()) continue;
+      if (o.selective()) {
+        bool serves = false;
+        for (const UpdateFinding* u : chosen)
+          serves |= u->runs_on && *u->runs_on == c.copy;
+        for (const CopyFeed& f : c.feeds)
+          if (f.kind == CopyFeed::Kind::kUpdate)
+            if (const UpdateFinding* u = m.FindUpdate(f.update); u && Contains(chosen, u)) serves = true;
+        if (c.source)
+          for (const LineSpec& spec : o.lines) serves |= spec.Matches(*c.source);
+        if (!serves) continue;
+      }
+      Violation v;
+      v.kind = Violation::Kind::kCopyInLoop;
+      v.copy = &c;
+      out.push_back(v);
+    }
+  }
+
+  if (o.fail_on_contradiction) {
+    for (const UpdateFinding& u : m.updates) {
+      if (u.confirmation.confirmed != false) continue;
+      Violation v;
+      v.kind = Violation::Kind::kContradiction;
+      v.update = &u;
+      out.push_back(v);
+    }
+  }
+
+  std::vector<const CopyFinding*> counted, in_loops;
+  for (const CopyFinding& c : m.copies) {
+    if (!CountsForGates(c, o)) continue;
+    counted.push_back(&c);
+    if (!c.enclosing_loops.empty()) in_loops.push_back(&c);
+  }
+  auto bytes = [&](std::optional<int64_t> limit, const std::vector<const CopyFinding*>& cs,
+                   Violation::Kind kind) {
+    if (!limit) return;
+    Violation v;
+    v.kind = kind;
+    v.limit = *limit;
+    v.copies = cs;
+    for (const CopyFinding* c : cs) {
+      if (!c->total_bytes) v.amount_unknown = true;
+      else v.amount += *c->total_bytes;
+    }
+    if (v.amount > *limit || v.amount_unknown) out.push_back(std::move(v));
+  };
+  auto count = [&](std::optional<int64_t> limit, const std::vector<const CopyFinding*>& cs,
+                   Violation::Kind kind) {
+    if (!limit || static_cast<int64_t>(cs.size()) <= *limit) return;
+    Violation v;
+    v.kind = kind;
+    v.limit = *limit;
+    v.copies = cs;
+    v.amount = static_cast<int64_t>(cs.size());
+    out.push_back(std::move(v));
+  };
+  bytes(o.max_copy_bytes, counted, Violation::Kind::kCopyBytes);
+  count(o.max_copies, counted, Violation::Kind::kCopyCount);
+  count(o.max_copies_in_loops, in_loops, Violation::Kind::kCopiesInLoops);
+  bytes(o.max_copy_bytes_in_loops, in_loops, Violation::Kind::kCopyBytesInLoops);
+  for (Violation& v : out) {
+    v.module = &m;
+    all->push_back(std::move(v));
+  }
+}
+
+}  // namespace
+
+std::vector<Violation> EvaluateGates(const std::vector<const ModuleCheck*>& modules,
+                                     const GateOptions& o) {
+  std::vector<Violation> out;
+  bool any_selected = false;
+  for (const ModuleCheck* m : modules) EvaluateModule(*m, o, &out, &any_selected);
+  bool update_gates = o.fail_on_out_of_place || o.fail_on_copies_in_loops;
+  if (update_gates && o.selective() && !any_selected) {
+    Violation v;
+    v.kind = Violation::Kind::kNothingSelected;
+    v.selected_names = o.update_names;
+    for (const LineSpec& spec : o.lines) v.selected_lines.push_back(spec.text);
+    out.push_back(v);
+  }
+  return out;
+}
+
+}  // namespace hloscope

@@ -1,0 +1,21 @@
+// stats and print: the module itself, no analysis of copies.
+#include "hloscope/analysis/module_stats.h"
+#include "hloscope/app/commands.h"
+#include "hloscope/ir/printer.h"
+#include "hloscope/report/render_stats.h"
+
+namespace hloscope {
+
+int RunStatsCommand(Session& session, OutputFormat format, std::ostream& out) {
+  std::vector<ModuleStats> stats;
+  for (const HloModule* m : session.modules()) stats.push_back(ComputeModuleStats(*m));
+  RenderStats(stats, format, out);
+  return kExitOk;
+}
+
+int RunPrintCommand(Session& session, std::ostream& out) {
+  for (const HloModule* m : session.modules()) out << PrintModule(*m);
+  return kExitOk;
+}
+
+}  // namespace hloscope

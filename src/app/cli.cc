@@ -1,0 +1,263 @@
+// Flags of every subcommand (CLI11). Flags several commands share are
+// declared once (AddInput, AddBufferAssignment, AddScope, AddSourceRoots)
+// with one help text; each subcommand then builds its request and calls
+// the command in app/commands.h.
+#include "hloscope/app/cli.h"
+
+#include <functional>
+#include <memory>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "hloscope/app/commands.h"
+#include "hloscope/support/version.h"
+
+namespace hloscope {
+namespace {
+
+// What every reading command has: FILE, --format, and how to open it.
+struct InputFlags {
+  std::string file;
+  std::string format = "text";
+  std::string buffer_assignment;
+  bool no_buffer_assignment = false;
+
+  OutputFormat output_format() const { return format == "json" ? OutputFormat::kJson : OutputFormat::kText; }
+  SessionRequest request(bool with_buffer_assignment) const {
+    SessionRequest r;
+    r.path = file;
+    r.buffer_assignment_path = buffer_assignment;
+    r.use_buffer_assignment = with_buffer_assignment && !no_buffer_assignment;
+    return r;
+  }
+};
+
+void AddInput(CLI::App* cmd, InputFlags* f, bool with_format = true) {
+  cmd->add_option("FILE", f->file, "optimized HLO text ('-' for stdin)")->required();
+  if (with_format)
+    cmd->add_option("--format", f->format, "text or json")->check(CLI::IsMember({"text", "json"}));
+}
+
+void AddBufferAssignment(CLI::App* cmd, InputFlags* f) {
+  cmd->add_option("--buffer-assignment", f->buffer_assignment,
+                  "XLA's -buffer-assignment.txt dump (found automatically beside a dump)");
+  cmd->add_flag("--no-buffer-assignment", f->no_buffer_assignment, "do not look for the buffer-assignment dump");
+}
+
+void AddScope(CLI::App* cmd, std::string* scope) {
+  cmd->add_option("--scope", *scope,
+                  "only findings inside this jax.named_scope path (e.g. 'grad_step/encoder'; "
+                  "JAX's jit(..)/jvp(..)/while/body wrappers are skipped; * and ? match)");
+}
+
+void AddSourceRoots(CLI::App* cmd, std::vector<std::string>* roots) {
+  cmd->add_option("--source-root", *roots,
+                  "directory holding your sources (metadata paths are tried under it by suffix)");
+}
+
+using Runner = std::function<int(std::ostream& out, std::ostream& err)>;
+
+// Opens the session for a command, or prints why it cannot.
+template <typename Fn>
+int WithSession(const InputFlags& f, bool with_buffer_assignment, std::ostream& err, Fn&& fn) {
+  Result<std::unique_ptr<Session>> s = Session::Open(f.request(with_buffer_assignment));
+  if (!s.ok()) {
+    err << s.error().Format();
+    return kExitError;
+  }
+  return fn(**s);
+}
+
+Runner AddCheck(CLI::App& app) {
+  struct Flags {
+    InputFlags in;
+    CheckRequest req;
+    std::vector<std::string> lines;
+  };
+  auto f = std::make_shared<Flags>();
+  CLI::App* cmd = app.add_subcommand(
+      "check", "Every copy, update, loop and parameter: in place or copied, how often, and why");
+  AddInput(cmd, &f->in);
+  AddBufferAssignment(cmd, &f->in);
+  GateOptions& g = f->req.gates;
+  cmd->add_flag("--fail-on-copies-in-loops", g.fail_on_copies_in_loops, "exit 1 if any array copy runs inside a loop");
+  cmd->add_flag("--fail-on-out-of-place", g.fail_on_out_of_place,
+                "exit 1 if any update is not in place (out of place, on a copy, or contradicted by XLA)");
+  cmd->add_flag("--fail-on-contradiction", g.fail_on_contradiction,
+                "exit 1 if the buffer assignment contradicts a verdict");
+  cmd->add_option("--max-copy-bytes", g.max_copy_bytes, "exit 1 if array copies move more than N bytes per call");
+  cmd->add_option("--max-copies", g.max_copies, "exit 1 if there are more than N array copies");
+  cmd->add_option("--max-copies-in-loops", g.max_copies_in_loops,
+                  "exit 1 if more than N array copies run inside loops");
+  cmd->add_option("--max-copy-bytes-in-loops", g.max_copy_bytes_in_loops,
+                  "exit 1 if array copies inside loops move more than N bytes per call");
+  cmd->add_flag("--count-scalar-copies", g.count_scalar_copies,
+                "gates count copies of scalars too (the loop counters XLA copies in every loop)");
+  cmd->add_option("--update", g.update_names,
+                  "gate only this update (instruction or fusion name; repeatable)");
+  cmd->add_option("--line", f->lines, "gate only the updates of this line (train.py:42; repeatable)");
+  cmd->add_option("--min-copy-bytes", f->req.text.min_copy_bytes_shown,
+                  "list only copies moving at least N bytes per call (text)");
+  AddScope(cmd, &f->req.scope);
+  return [f](std::ostream& out, std::ostream& err) {
+    f->req.format = f->in.output_format();
+    for (const std::string& text : f->lines) {
+      std::string error;
+      std::optional<LineSpec> spec = ParseLineSpec(text, &error);
+      if (!spec) {
+        err << fmt::format("hloscope check: --line {}: {}\n", text, error);
+        return kExitError;
+      }
+      f->req.gates.lines.push_back(*spec);
+    }
+    return WithSession(f->in, true, err, [&](Session& s) { return RunCheckCommand(s, f->req, out, err); });
+  };
+}
+
+Runner AddStats(CLI::App& app) {
+  auto f = std::make_shared<InputFlags>();
+  CLI::App* cmd = app.add_subcommand("stats", "Computations by role, instructions by opcode, parameter and output bytes");
+  AddInput(cmd, f.get());
+  return [f](std::ostream& out, std::ostream& err) {
+    return WithSession(*f, false, err, [&](Session& s) { return RunStatsCommand(s, f->output_format(), out); });
+  };
+}
+
+Runner AddPrint(CLI::App& app) {
+  auto f = std::make_shared<InputFlags>();
+  CLI::App* cmd = app.add_subcommand("print", "Parse and print the module back in canonical HLO text");
+  AddInput(cmd, f.get(), /*with_format=*/false);
+  return [f](std::ostream& out, std::ostream& err) {
+    return WithSession(*f, false, err, [&](Session& s) { return RunPrintCommand(s, out); });
+  };
+}
+
+Runner AddFusions(CLI::App& app) {
+  struct Flags {
+    InputFlags in;
+    FusionsRequest req;
+  };
+  auto f = std::make_shared<Flags>();
+  CLI::App* cmd = app.add_subcommand(
+      "fusions", "Every kernel (fusion): its kind, the operations and source lines fused into it, "
+                 "bytes read and written, executions per call");
+  AddInput(cmd, &f->in);
+  AddBufferAssignment(cmd, &f->in);
+  AddScope(cmd, &f->req.scope);
+  return [f](std::ostream& out, std::ostream& err) {
+    f->req.format = f->in.output_format();
+    return WithSession(f->in, true, err, [&](Session& s) { return RunFusionsCommand(s, f->req, out); });
+  };
+}
+
+Runner AddWhere(CLI::App& app) {
+  struct Flags {
+    InputFlags in;
+    std::string location;
+    WhereRequest req;
+  };
+  auto f = std::make_shared<Flags>();
+  CLI::App* cmd = app.add_subcommand(
+      "where", "The HLO instructions that come from a line of your code (train.py:42, :42-50, "
+               "train.py:42-50, or a function name), with their kernel, loop, copies and updates");
+  AddInput(cmd, &f->in);
+  cmd->add_option("LOCATION", f->location, "FILE.py:LINE, FILE.py:FIRST-LAST, :LINE, FILE.py, or a function name");
+  AddBufferAssignment(cmd, &f->in);
+  AddScope(cmd, &f->req.query.scope);
+  AddSourceRoots(cmd, &f->req.source_roots);
+  return [f](std::ostream& out, std::ostream& err) {
+    if (f->location.empty() && f->req.query.scope.empty()) {
+      err << "hloscope where: give a LOCATION (train.py:42) or --scope\n";
+      return kExitError;
+    }
+    if (!f->location.empty()) {
+      std::string error;
+      f->req.query.spec = ParseLineSpec(f->location, &error);
+      if (!f->req.query.spec) {
+        err << "hloscope where: " << error << "\n";
+        return kExitError;
+      }
+    }
+    f->req.format = f->in.output_format();
+    return WithSession(f->in, true, err, [&](Session& s) { return RunWhereCommand(s, f->req, out); });
+  };
+}
+
+Runner AddAnnotate(CLI::App& app) {
+  struct Flags {
+    InputFlags in;
+    AnnotateRequest req;
+  };
+  auto f = std::make_shared<Flags>();
+  CLI::App* cmd = app.add_subcommand(
+      "annotate", "Your Python source with each line's copies, update verdicts and kernels in a "
+                  "gutter (like pprof -list)");
+  AddInput(cmd, &f->in);
+  AddBufferAssignment(cmd, &f->in);
+  AddSourceRoots(cmd, &f->req.source_roots);
+  AddScope(cmd, &f->req.text.scope);
+  cmd->add_option("--file", f->req.file, "only this source file (train.py or a path suffix)");
+  cmd->add_option("--context", f->req.text.context, "source lines shown around annotated lines")
+      ->check(CLI::Range(0, 1000));
+  cmd->add_flag("--all", f->req.text.whole_files, "print every line of each file");
+  return [f](std::ostream& out, std::ostream& err) {
+    f->req.format = f->in.output_format();
+    return WithSession(f->in, true, err, [&](Session& s) { return RunAnnotateCommand(s, f->req, out); });
+  };
+}
+
+Runner AddExplain(CLI::App& app) {
+  struct Flags {
+    InputFlags in;
+    ExplainRequest req;
+  };
+  auto f = std::make_shared<Flags>();
+  CLI::App* cmd = app.add_subcommand(
+      "explain", "One instruction in plain words (opcode, shape and layout, fusion kind, metadata, "
+                 "in place or not); without INSTRUCTION, a guided reading of the module");
+  AddInput(cmd, &f->in);
+  cmd->add_option("INSTRUCTION", f->req.instruction,
+                  "instruction name, e.g. copy.7, %fusion.3 or COMPUTATION/NAME");
+  AddBufferAssignment(cmd, &f->in);
+  return [f](std::ostream& out, std::ostream& err) {
+    f->req.format = f->in.output_format();
+    f->req.input_name = f->in.file;
+    return WithSession(f->in, true, err, [&](Session& s) { return RunExplainCommand(s, f->req, out, err); });
+  };
+}
+
+}  // namespace
+
+int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  CLI::App app{"hloscope: did XLA update my array in place, or copy it?"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", fmt::format("hloscope {}", kHloscopeVersion));
+  std::vector<std::pair<CLI::App*, Runner>> commands;
+  auto add = [&](Runner (*fn)(CLI::App&)) {
+    Runner r = fn(app);
+    commands.emplace_back(app.get_subcommands({}).back(), std::move(r));
+  };
+  add(&AddCheck);
+  add(&AddStats);
+  add(&AddPrint);
+  add(&AddFusions);
+  add(&AddWhere);
+  add(&AddAnnotate);
+  add(&AddExplain);
+  std::vector<std::string> argv_storage = {"hloscope"};
+  argv_storage.insert(argv_storage.end(), args.begin(), args.end());
+  std::vector<const char*> argv;
+  for (const std::string& a : argv_storage) argv.push_back(a.c_str());
+  try {
+    app.parse(static_cast<int>(argv.size()), argv.data());
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e, out, err);
+    return code == 0 ? kExitOk : kExitError;
+  }
+  for (auto& [cmd, run] : commands)
+    if (cmd->parsed()) return run(out, err);
+  return kExitError;
+}
+
+}  // namespace hloscope

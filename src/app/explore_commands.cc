@@ -1,0 +1,108 @@
+// fusions, where, annotate, explain: the analyses each needs, then the
+// renderer.
+#include <fmt/format.h>
+
+#include "hloscope/analysis/instruction_facts.h"
+#include "hloscope/ir/name_index.h"
+#include "hloscope/app/commands.h"
+#include "hloscope/report/render_explain.h"
+#include "hloscope/report/render_fusions.h"
+#include "hloscope/report/render_where.h"
+
+namespace hloscope {
+
+int RunFusionsCommand(Session& session, const FusionsRequest& request, std::ostream& out) {
+  std::vector<ModuleFusions> all;
+  for (ModuleAnalysis* a : session.Analyses()) {
+    FusionsOptions options;
+    options.scope = request.scope;
+    all.push_back(SummarizeFusions(a->sources, a->counts, &a->check, options));
+  }
+  std::vector<const ModuleFusions*> modules;
+  for (const ModuleFusions& m : all) modules.push_back(&m);
+  if (request.format == OutputFormat::kJson) out << JsonText(FusionsToJson(modules, request.scope));
+  else RenderFusionsText(modules, request.scope, out);
+  return kExitOk;
+}
+
+int RunWhereCommand(Session& session, const WhereRequest& request, std::ostream& out) {
+  std::vector<WhereModule> results;
+  for (ModuleAnalysis* a : session.Analyses()) {
+    a->EnsureFusions();
+    results.push_back({a, FindWhere(a->sources, a->counts, a->check, request.query)});
+  }
+  SourceFiles files(request.source_roots);
+  if (request.format == OutputFormat::kJson) out << JsonText(WhereToJson(results, request.query, files));
+  else RenderWhereText(results, request.query, files, out);
+  return kExitOk;
+}
+
+int RunAnnotateCommand(Session& session, const AnnotateRequest& request, std::ostream& out) {
+  SourceFiles files(request.source_roots);
+  Json doc = JsonEnvelope("annotate");
+  doc["scope"] = request.text.scope.empty() ? Json(nullptr) : Json(request.text.scope);
+  doc["modules"] = Json::array();
+  std::vector<ModuleAnalysis*> analyses = session.Analyses();
+  for (size_t mi = 0; mi < analyses.size(); ++mi) {
+    const ModuleAnalysis& a = *analyses[mi];
+    LineQuery q;
+    if (!request.file.empty()) {
+      LineSpec spec;
+      spec.file = request.file;
+      spec.text = request.file;
+      q.spec = spec;
+    }
+    q.scope = request.text.scope;
+    std::vector<LineFacts> facts = CollectLineFacts(a.sources, a.counts, a.check, q);
+    if (request.format == OutputFormat::kJson) {
+      doc["modules"].push_back(AnnotateModuleJson(a, facts, files));
+    } else {
+      if (mi) out << "\n";
+      RenderAnnotateText(a, facts, request.text, files, out);
+    }
+  }
+  if (request.format == OutputFormat::kJson) out << JsonText(doc);
+  return kExitOk;
+}
+
+int RunExplainCommand(Session& session, const ExplainRequest& request, std::ostream& out, std::ostream& err) {
+  std::vector<Explanation> all;
+  for (ModuleAnalysis* a : session.Analyses()) {
+    if (request.instruction.empty()) {
+      a->EnsureFusions();
+      all.push_back(ExplainModule(*a));
+      continue;
+    }
+    HloNameIndex::Lookup found = a->module.names().Resolve(request.instruction);
+    if (found.matches.empty()) continue;
+    if (!found.instruction) {
+      std::vector<std::string> names;
+      for (const HloInstruction* i : found.matches) names.push_back(fmt::format("{}/{}", i->parent()->name(), i->name()));
+      err << fmt::format("hloscope explain: '{}' is ambiguous in {}: {} (write COMPUTATION/NAME)\n",
+                         request.instruction, a->module.name(), fmt::join(names, ", "));
+      return kExitError;
+    }
+    a->EnsureFusions();
+    all.push_back(ExplainInstruction(*a, FactsOf(*a, *found.instruction)));
+    break;  // the first module that has it
+  }
+  if (all.empty()) {
+    err << fmt::format("hloscope explain: no instruction named '{}' in {}\n", request.instruction,
+                       request.input_name);
+    return kExitError;
+  }
+  if (request.format == OutputFormat::kJson) {
+    Json doc = JsonEnvelope("explain");
+    doc["modules"] = Json::array();
+    for (const Explanation& e : all) doc["modules"].push_back(ExplanationModuleJson(e));
+    out << JsonText(doc);
+    return kExitOk;
+  }
+  for (size_t i = 0; i < all.size(); ++i) {
+    if (i) out << "\n";
+    RenderExplanationText(all[i], out);
+  }
+  return kExitOk;
+}
+
+}  // namespace hloscope

@@ -1,0 +1,65 @@
+#include "hloscope/app/session.h"
+
+namespace hloscope {
+
+Result<std::unique_ptr<Session>> Session::Open(const SessionRequest& request) {
+  std::unique_ptr<Session> s(new Session());
+  ParseOptions parse;
+  parse.path = request.path.empty() ? "<input>" : request.path;
+  Result<HloModuleGroup> group = request.text ? ParseHloText(*request.text, parse)
+                                              : ParseHloFile(request.path, parse);
+  if (!group.ok()) return group.error();
+  s->group_ = std::move(group).value();
+
+  if (request.use_buffer_assignment) {
+    std::string ba_path = request.buffer_assignment_path;
+    if (request.buffer_assignment_text) {
+      if (ba_path.empty()) ba_path = "<buffer-assignment>";
+      Result<BufferAssignment> ba = ParseBufferAssignment(*request.buffer_assignment_text, ba_path);
+      if (!ba.ok()) return ba.error();
+      s->ba_ = std::move(ba).value();
+    } else {
+      if (ba_path.empty() && request.find_buffer_assignment && !request.text && request.path != "-")
+        if (std::optional<std::string> found = FindBufferAssignmentBeside(request.path)) ba_path = *found;
+      if (!ba_path.empty()) {
+        Result<BufferAssignment> ba = ReadBufferAssignmentFile(ba_path);
+        if (!ba.ok()) return ba.error();
+        s->ba_ = std::move(ba).value();
+      }
+    }
+    // A dump describes one module: with several in the input it is not applied.
+    if (s->ba_ && s->group_.modules.size() == 1) {
+      s->applied_path_ = ba_path;
+      s->check_options_.buffer_assignment = &*s->ba_;
+      s->check_options_.buffer_assignment_path = ba_path;
+    }
+  }
+  s->check_options_.source = request.source;
+  s->analyses_.resize(s->group_.modules.size());
+  return s;
+}
+
+std::vector<const HloModule*> Session::modules() const {
+  std::vector<const HloModule*> out;
+  for (const auto& m : group_.modules) out.push_back(m.get());
+  return out;
+}
+
+ModuleAnalysis& Session::Analysis(size_t i) {
+  if (!analyses_[i]) analyses_[i] = std::make_unique<ModuleAnalysis>(*group_.modules[i], check_options_);
+  return *analyses_[i];
+}
+
+std::vector<ModuleAnalysis*> Session::Analyses() {
+  std::vector<ModuleAnalysis*> out;
+  for (size_t i = 0; i < module_count(); ++i) out.push_back(&Analysis(i));
+  return out;
+}
+
+std::vector<const ModuleCheck*> Session::Checks() {
+  std::vector<const ModuleCheck*> out;
+  for (size_t i = 0; i < module_count(); ++i) out.push_back(&Analysis(i).check);
+  return out;
+}
+
+}  // namespace hloscope

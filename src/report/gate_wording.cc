@@ -1,0 +1,110 @@
+// The sentences of a broken gate (declared in report/wording.h): the same
+// text for the CLI's stderr and for Python's AssertionError.
+#include <fmt/format.h>
+
+#include "hloscope/report/enum_names.h"
+#include "hloscope/report/wording.h"
+#include "hloscope/support/human_bytes.h"
+
+namespace hloscope {
+namespace {
+
+std::string At(const std::optional<SourceLocation>& s) {
+  std::string where = SourceText(s);
+  return where.empty() ? "" : " at " + where;
+}
+
+std::string CopyLine(const CopyFinding& c) {
+  std::string where = c.enclosing_loops.empty()
+                          ? std::string("outside any loop")
+                          : fmt::format("inside {}", c.enclosing_loops.front()->name());
+  std::string line = fmt::format("{} {} {} moves {} × {} = {} per call{} — {}: {}",
+                                 c.instruction()->name(), c.shape->ToString(), where,
+                                 HumanBytes(c.bytes), ExecutionsText(c.executions, c.executions_upper_bound),
+                                 HumanBytes(c.total_bytes), At(c.source), CopyCauseName(c.cause.cause),
+                                 CauseDetail(c));
+  std::string hint = CauseHint(c);
+  if (!hint.empty()) line += "\n      hint: " + hint;
+  return line;
+}
+
+std::string UpdateLine(const Violation& v) {
+  const UpdateFinding& u = *v.update;
+  bool claims_in_place = u.verdict == UpdateVerdict::kInPlace || u.verdict == UpdateVerdict::kNotMaterialized;
+  std::string what, detail;
+  if (claims_in_place && u.confirmation.confirmed == false) {
+    what = fmt::format("is {} by hloscope's rules but CONTRADICTED by XLA's buffer assignment",
+                       UpdateVerdictName(u.verdict));
+    detail = ConfirmationText(u);
+  } else {
+    what = fmt::format("is {}", UpdateVerdictName(u.verdict));
+    if (u.runs_on) what += fmt::format(" (on {})", u.runs_on->instruction->name());
+    detail = UpdateReason(u);
+  }
+  std::string line = fmt::format("{}{} {}: {}", UpdateLabel(u.site), At(u.source), what, detail);
+  if (v.copy) line += "\n    " + CopyLine(*v.copy);
+  return line;
+}
+
+std::string CopyList(const Violation& v) {
+  std::string out;
+  for (const CopyFinding* c : v.copies) out += "\n    " + CopyLine(*c);
+  return out;
+}
+
+}  // namespace
+
+std::string ViolationText(const Violation& v) {
+  std::string_view module = v.module ? v.module->module->name() : "";
+  switch (v.kind) {
+    case Violation::Kind::kCopyInLoop: return CopyLine(*v.copy);
+    case Violation::Kind::kUpdateNotInPlace: return UpdateLine(v);
+    case Violation::Kind::kContradiction:
+      return fmt::format("{}{}: XLA's buffer assignment contradicts the verdict {}: {}",
+                         UpdateLabel(v.update->site), At(v.update->source),
+                         UpdateVerdictName(v.update->verdict), ConfirmationText(*v.update));
+    case Violation::Kind::kCopyBytes:
+    case Violation::Kind::kCopyBytesInLoops:
+      return fmt::format("{}: {} move {} per call{}, budget {}:{}", module,
+                         v.kind == Violation::Kind::kCopyBytes ? "copies" : "copies inside loops",
+                         HumanBytes(v.amount), v.amount_unknown ? " plus an unknown amount" : "",
+                         HumanBytes(v.limit), CopyList(v));
+    case Violation::Kind::kCopyCount:
+    case Violation::Kind::kCopiesInLoops:
+      return fmt::format("{}: {} {}, budget {}:{}", module, v.amount,
+                         v.kind == Violation::Kind::kCopyCount ? "copies" : "copies inside loops",
+                         v.limit, CopyList(v));
+    case Violation::Kind::kNothingSelected: {
+      std::vector<std::string> parts;
+      if (!v.selected_names.empty())
+        parts.push_back(fmt::format("updates {}", fmt::join(v.selected_names, ", ")));
+      if (!v.selected_lines.empty())
+        parts.push_back(fmt::format("lines {}", fmt::join(v.selected_lines, ", ")));
+      return fmt::format("no update matches {}", fmt::join(parts, " or "));
+    }
+  }
+  return "";
+}
+
+std::string GateFailureMessage(std::string_view title, const std::vector<Violation>& violations,
+                               const std::vector<const ModuleCheck*>& modules) {
+  if (violations.empty()) return "";
+  std::string out = fmt::format("{}: {} problem{}", title, violations.size(),
+                                violations.size() == 1 ? "" : "s");
+  for (const Violation& v : violations) {
+    std::string text = ViolationText(v);
+    if (v.kind == Violation::Kind::kNothingSelected) {
+      std::vector<std::string> labels;
+      for (const ModuleCheck* m : modules)
+        for (const UpdateFinding& u : m->updates) labels.push_back(UpdateLabel(u.site) + At(u.source));
+      text += fmt::format("; updates in the program: {}",
+                          labels.empty() ? std::string("none") : fmt::format("{}", fmt::join(labels, ", ")));
+    }
+    out += "\n  " + text;
+  }
+  out += "\n  report:";
+  for (const ModuleCheck* m : modules) out += "\n    " + Headline(*m);
+  return out;
+}
+
+}  // namespace hloscope

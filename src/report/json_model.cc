@@ -1,0 +1,258 @@
+#include "hloscope/report/json_model.h"
+
+#include "hloscope/report/enum_names.h"
+#include "hloscope/report/wording.h"
+#include "hloscope/support/version.h"
+
+namespace hloscope {
+namespace {
+
+Json IndexJson(const ShapeIndex& index) {
+  Json j = Json::array();
+  for (int64_t i : index) j.push_back(i);
+  return j;
+}
+
+Json Str(std::string_view s) { return Json(std::string(s)); }
+
+Json NullIfEmpty(const std::string& s) { return s.empty() ? Json(nullptr) : Json(s); }
+
+Json Refs(const std::vector<const HloInstruction*>& instrs) {
+  Json j = Json::array();
+  for (const HloInstruction* i : instrs) j.push_back(RefJson(i));
+  return j;
+}
+
+}  // namespace
+
+Json JsonEnvelope(std::string_view command) {
+  Json doc;
+  doc["schema_version"] = kJsonSchemaVersion;
+  doc["tool"] = "hloscope";
+  doc["tool_version"] = kHloscopeVersion;
+  doc["command"] = Str(command);
+  return doc;
+}
+
+Json ModuleHeaderJson(const HloModule& module) {
+  Json j;
+  j["name"] = Str(module.name());
+  j["entry"] = Str(module.entry_computation()->name());
+  j["path"] = NullIfEmpty(module.path());
+  return j;
+}
+
+std::string JsonText(const Json& doc) {
+  return doc.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+}
+
+Json SourceJson(const std::optional<SourceLocation>& s) {
+  if (!s) return nullptr;
+  Json j;
+  j["file"] = NullIfEmpty(s->file);
+  j["line"] = s->line ? Json(s->line) : Json(nullptr);
+  j["column"] = s->column ? Json(s->column) : Json(nullptr);
+  j["function"] = NullIfEmpty(s->function);
+  j["op_name"] = NullIfEmpty(s->op_name);
+  j["via"] = Str(SourceViaName(s->via));
+  j["text"] = NullIfEmpty(SourceText(s));
+  return j;
+}
+
+Json RefJson(const HloInstruction* instr) {
+  if (!instr) return nullptr;
+  Json j;
+  j["instruction"] = Str(instr->name());
+  j["computation"] = Str(instr->parent()->name());
+  return j;
+}
+
+Json PositionJson(const HloPosition& pos) {
+  if (!pos.instruction) return nullptr;
+  Json j = RefJson(pos.instruction);
+  j["index"] = IndexJson(pos.index);
+  return j;
+}
+
+Json UpdateRefJson(const UpdateSite& site) {
+  Json j = RefJson(site.instruction);
+  j["fusion"] = site.fusion ? Str(site.fusion->name()) : Json(nullptr);
+  return j;
+}
+
+Json CopyJson(const CopyFinding& c) {
+  Json j = RefJson(c.instruction());
+  j["output_index"] = IndexJson(c.copy.index);
+  j["kind"] = Str(CopyKindName(c.kind));
+  j["class"] = Str(CopyClassName(c.copy_class));
+  j["shape"] = c.shape->ToString();
+  j["scalar"] = c.scalar;
+  j["bytes"] = Opt(c.bytes);
+  j["executions"] = Opt(c.executions);
+  j["executions_upper_bound"] = c.executions_upper_bound;
+  j["total_bytes"] = Opt(c.total_bytes);
+  j["enclosing_loops"] = Refs(c.enclosing_loops);
+  j["cause"] = Str(CopyCauseName(c.cause.cause));
+  j["cause_rule"] = Str(CauseRuleName(c.cause.rule));
+  j["cause_detail"] = CauseDetail(c);
+  j["hint"] = NullIfEmpty(CauseHint(c));
+  j["copied_from"] = PositionJson(c.copied_from);
+  Json readers = Json::array();
+  for (const InstructionAt& r : c.cause.readers) {
+    Json jr = RefJson(r.instruction);
+    jr["source"] = SourceJson(r.source);
+    readers.push_back(std::move(jr));
+  }
+  j["readers"] = std::move(readers);
+  Json feeds = Json::array();
+  for (const CopyFeed& f : c.feeds) {
+    Json jf;
+    jf["kind"] = Str(FeedKindName(f.kind));
+    if (f.kind == CopyFeed::Kind::kUpdate) {
+      jf["update"] = UpdateRefJson(f.update);
+    } else {
+      jf["loop"] = RefJson(f.loop);
+      jf["carry"] = IndexJson(f.carry);
+    }
+    feeds.push_back(std::move(jf));
+  }
+  j["feeds"] = std::move(feeds);
+  j["source"] = SourceJson(c.source);
+  return j;
+}
+
+Json UpdateJson(const UpdateFinding& u) {
+  Json j = RefJson(u.site.instruction);
+  j["opcode"] = Str(u.site.instruction->opcode_text());
+  j["fusion"] = u.site.fusion ? Str(u.site.fusion->name()) : Json(nullptr);
+  j["output_index"] = IndexJson(u.site.output_index);
+  j["verdict"] = Str(UpdateVerdictName(u.verdict));
+  j["full_rewrite"] = u.full_rewrite;
+  j["runs_on"] = u.runs_on ? PositionJson(*u.runs_on) : Json(nullptr);
+  j["operand"] = PositionJson(u.operand);
+  j["reason"] = UpdateReason(u);
+  j["buffer_bytes"] = Opt(u.buffer_bytes);
+  j["bytes_written"] = Opt(u.bytes_written);
+  j["executions"] = Opt(u.executions);
+  j["executions_upper_bound"] = u.executions_upper_bound;
+  j["confirmed"] = Opt(u.confirmation.confirmed);
+  j["confirmation"] = NullIfEmpty(ConfirmationText(u));
+  j["confirmation_basis"] = Str(ConfirmationBasisName(u.confirmation.basis));
+  j["source"] = SourceJson(u.source);
+  return j;
+}
+
+Json LoopJson(const LoopFinding& l) {
+  Json j = RefJson(l.loop);
+  j["trip_count"] = Opt(l.trip_count);
+  j["trip_count_source"] = Str(TripCountSourceName(l.trip_count_source));
+  j["executions"] = Opt(l.executions);
+  j["copy_bytes_per_iteration"] = Opt(l.copy_bytes_per_iteration);
+  j["rewrite_bytes_per_iteration"] = Opt(l.rewrite_bytes_per_iteration);
+  j["scales_with_buffer"] = l.scales_with_buffer;
+  Json scaling = Json::array();
+  for (const LoopScaling& s : l.scaling) {
+    Json js;
+    js["kind"] = Str(ScalingKindName(s.kind));
+    bool copy = s.kind == LoopScaling::Kind::kCopy;
+    js["copy"] = copy ? PositionJson(s.copy) : Json(nullptr);
+    js["carry"] = copy ? Json(nullptr) : Json(s.carry);
+    js["rewritten_by"] = copy ? Json(nullptr) : PositionJson(s.rewritten_by);
+    js["shape"] = s.shape->ToString();
+    js["bytes"] = Opt(s.bytes);
+    js["text"] = ScalingText(s);
+    scaling.push_back(std::move(js));
+  }
+  j["scaling"] = std::move(scaling);
+  j["enclosing_loops"] = Refs(l.enclosing_loops);
+  j["source"] = SourceJson(l.source);
+  return j;
+}
+
+Json ParameterJson(const ParameterFinding& p) {
+  Json j;
+  j["number"] = p.number;
+  j["name"] = Str(p.parameter->name());
+  j["shape"] = p.parameter->shape().ToString();
+  j["bytes"] = Opt(p.bytes);
+  j["donated"] = p.donated();
+  j["donation"] = p.donated() ? Str(DonationName(p.donation)) : Json(nullptr);
+  j["copied"] = p.copied();
+  Json copies = Json::array();
+  for (const HloPosition& c : p.copies) copies.push_back(PositionJson(c));
+  j["copies"] = std::move(copies);
+  return j;
+}
+
+Json KernelJson(const FusionSummary& f) {
+  const HloInstruction* fusion = f.fusion;
+  Json j = RefJson(fusion);
+  const HloComputation* fused = fusion->fused_computation();
+  j["fused_computation"] = fused ? Str(fused->name()) : Json(nullptr);
+  j["kind"] = Str(FusionKindText(*fusion));
+  j["backend_kind"] = NullIfEmpty(f.backend_kind);
+  j["shape"] = fusion->shape().ToString();
+  j["instruction_count"] = f.instruction_count;
+  Json ops = Json::object();
+  for (auto& [op, n] : f.opcode_counts) ops[std::string(op)] = n;
+  j["opcode_counts"] = std::move(ops);
+  Json notable = Json::array();
+  for (const FusedOp& op : f.interesting) {
+    Json o = RefJson(op.instruction);
+    o["opcode"] = Str(op.instruction->opcode_text());
+    o["shape"] = op.instruction->shape().ToString();
+    o["source"] = SourceJson(op.source);
+    notable.push_back(std::move(o));
+  }
+  j["notable"] = std::move(notable);
+  Json lines = Json::array();
+  for (const FileLines& fl : f.lines) {
+    Json l;
+    l["file"] = fl.file;
+    l["lines"] = fl.lines;
+    lines.push_back(std::move(l));
+  }
+  j["source_lines"] = std::move(lines);
+  j["lines_text"] = FileLinesText(f.lines);
+  j["bytes_read"] = Opt(f.bytes_read);
+  j["bytes_written"] = Opt(f.bytes_written);
+  j["executions"] = Opt(f.executions);
+  j["executions_upper_bound"] = f.executions_upper_bound;
+  j["bytes_per_call"] = Opt(f.bytes_per_call());
+  j["enclosing_loops"] = Refs(f.enclosing_loops);
+  j["source"] = SourceJson(f.source);
+  Json updates = Json::array();
+  for (const UpdateFinding* u : f.updates) updates.push_back(UpdateJson(*u));
+  j["updates"] = std::move(updates);
+  Json copies = Json::array();
+  for (const CopyFinding* c : f.copies) copies.push_back(CopyJson(*c));
+  j["copies"] = std::move(copies);
+  return j;
+}
+
+Json ViolationJson(const Violation& v) {
+  Json j;
+  j["kind"] = Str(ViolationKindName(v.kind));
+  j["module"] = v.module ? Str(v.module->module->name()) : Json(nullptr);
+  j["copy"] = v.copy ? PositionJson(v.copy->copy) : Json(nullptr);
+  j["update"] = v.update ? UpdateRefJson(v.update->site) : Json(nullptr);
+  bool budget = v.kind == Violation::Kind::kCopyBytes || v.kind == Violation::Kind::kCopyCount ||
+                v.kind == Violation::Kind::kCopiesInLoops || v.kind == Violation::Kind::kCopyBytesInLoops;
+  j["limit"] = budget ? Json(v.limit) : Json(nullptr);
+  j["amount"] = budget ? Json(v.amount) : Json(nullptr);
+  j["amount_unknown"] = v.amount_unknown;
+  j["text"] = ViolationText(v);
+  return j;
+}
+
+Json LineReadJson(const LineRead& r, const std::optional<SourceLocation>& reader_source) {
+  Json j;
+  Json reader = RefJson(r.reader);
+  reader["source"] = SourceJson(reader_source);
+  j["reader"] = std::move(reader);
+  j["value"] = PositionJson(r.copy->copied_from);
+  j["forces_copy"] = PositionJson(r.copy->copy);
+  return j;
+}
+
+}  // namespace hloscope
