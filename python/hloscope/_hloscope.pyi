@@ -2,47 +2,127 @@
 hloscope's C++ engine: parse optimized HLO text and check every copy and update.
 """
 
+from collections.abc import Sequence
 
 
-JSON_SCHEMA_VERSION: int = 1
+JSON_SCHEMA_VERSION: int = 2
 
-class CheckResult:
-    """Findings of one check run (one entry per HLO module)."""
+class GateOptions:
+    """
+    The gates of `hloscope check --fail-on-* --max-*`, one policy for CLI and Python.
+    """
 
-    def json(self) -> str:
+    def __init__(self) -> None: ...
+
+    @property
+    def fail_on_copies_in_loops(self) -> bool: ...
+
+    @fail_on_copies_in_loops.setter
+    def fail_on_copies_in_loops(self, arg: bool, /) -> None: ...
+
+    @property
+    def fail_on_out_of_place(self) -> bool: ...
+
+    @fail_on_out_of_place.setter
+    def fail_on_out_of_place(self, arg: bool, /) -> None: ...
+
+    @property
+    def fail_on_contradiction(self) -> bool: ...
+
+    @fail_on_contradiction.setter
+    def fail_on_contradiction(self, arg: bool, /) -> None: ...
+
+    @property
+    def max_copy_bytes(self) -> int | None: ...
+
+    @max_copy_bytes.setter
+    def max_copy_bytes(self, arg: int | None, /) -> None: ...
+
+    @property
+    def max_copies(self) -> int | None: ...
+
+    @max_copies.setter
+    def max_copies(self, arg: int | None, /) -> None: ...
+
+    @property
+    def max_copies_in_loops(self) -> int | None: ...
+
+    @max_copies_in_loops.setter
+    def max_copies_in_loops(self, arg: int | None, /) -> None: ...
+
+    @property
+    def max_copy_bytes_in_loops(self) -> int | None: ...
+
+    @max_copy_bytes_in_loops.setter
+    def max_copy_bytes_in_loops(self, arg: int | None, /) -> None: ...
+
+    @property
+    def count_scalar_copies(self) -> bool: ...
+
+    @count_scalar_copies.setter
+    def count_scalar_copies(self, arg: bool, /) -> None: ...
+
+    @property
+    def updates(self) -> list[str]:
+        """restrict to these updates (instruction or fusion names)"""
+
+    @updates.setter
+    def updates(self, arg: Sequence[str], /) -> None: ...
+
+    @property
+    def lines(self) -> list[str]:
+        """restrict to the updates of these lines ('train.py:42', '42')"""
+
+    @lines.setter
+    def lines(self, arg: Sequence[str], /) -> None: ...
+
+class Session:
+    """An opened HLO input and its analyses (app/session.h)."""
+
+    @staticmethod
+    def open_text(hlo_text: str, path: str = '<input>', buffer_assignment_text: str | None = None, buffer_assignment_path: str = '') -> Session:
         """
-        The report as JSON, byte for byte what `hloscope check --format json` prints.
+        Parse HLO text (and optionally XLA's buffer-assignment dump).
+
+        `path` and `buffer_assignment_path` only name the inputs in diagnostics and reports.
+        Raises hloscope.ParseError on malformed input.
         """
 
-    def text(self, min_copy_bytes_shown: int = 0, color: bool = False) -> str:
-        """The report as text, what `hloscope check` prints."""
+    @staticmethod
+    def open_file(path: str, buffer_assignment_path: str | None = None, find_buffer_assignment: bool = True) -> Session:
+        """
+        Read an HLO dump as `hloscope check PATH [--buffer-assignment BA]` does (the dump
+        beside PATH is found unless find_buffer_assignment is False).
+        Raises hloscope.ParseError on malformed input or unreadable files.
+        """
 
     def module_names(self) -> list[str]:
-        """Names of the checked modules, in order."""
+        """Names of the modules, in order."""
 
-    def __len__(self) -> int: ...
+    @property
+    def buffer_assignment_path(self) -> str:
+        """The dump the verdicts are checked against, or ''."""
 
-def check_text(hlo_text: str, path: str = '<input>', buffer_assignment_text: str | None = None, buffer_assignment_path: str = '') -> CheckResult:
-    """
-    Parse optimized HLO text (and optionally XLA's buffer-assignment dump) and check it.
+    def check_json(self, scope: str = '') -> str:
+        """What `hloscope check --format json [--scope S]` prints."""
 
-    `path` and `buffer_assignment_path` only name the inputs in diagnostics and reports.
-    Raises hloscope.ParseError on malformed input.
-    """
+    def check_text(self, scope: str = '', min_copy_bytes_shown: int = 0) -> str:
+        """What `hloscope check [--scope S] [--min-copy-bytes N]` prints."""
 
-def check_file(path: str, buffer_assignment_path: str | None = None) -> CheckResult:
-    """
-    Read and check an HLO dump, as `hloscope check PATH [--buffer-assignment BA]`.
+    def fusions_json(self, scope: str = '') -> str:
+        """What `hloscope fusions --format json [--scope S]` prints."""
 
-    Raises hloscope.ParseError on malformed input or unreadable files.
-    """
+    def gate_failure(self, options: GateOptions, title: str) -> str | None:
+        """The failure message of these gates, or None when they pass."""
 
-def list_fusions(hlo_text: str, path: str = '<input>') -> str:
-    """
-    The fusion instructions (kind, fused opcodes, source) of every module in the HLO
-    text, as JSON: one array per module. Not part of the CLI's check schema.
-    Raises hloscope.ParseError on malformed input.
-    """
+    def gate_json(self, options: GateOptions) -> str:
+        """
+        The check document with the gates' verdict, as `hloscope check --format json` with the
+        same flags prints it.
+        """
+
+def run_cli(args: Sequence[str]) -> tuple[int, str, str]:
+    """Run `hloscope ARGS...` in-process: (exit code, stdout, stderr)."""
 
 def find_buffer_assignment_beside(hlo_path: str) -> str | None:
     """

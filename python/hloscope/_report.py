@@ -470,10 +470,20 @@ class Report:
         return cls.from_json(engine.check_json(), rendered_text=engine.check_text(), notes=notes,
                              _engine=engine)
 
+    def __getstate__(self) -> dict:
+        # The C++ engine does not pickle: the kernels are listed now and
+        # travel with the report; gates need a fresh analyze()/inspect().
+        state = dict(self.__dict__)
+        if self._engine is not None:
+            self._fusions_of(0)
+            state["_fusions"] = self._fusions
+        state["_engine"] = None
+        return state
+
     def _fusions_of(self, index: int) -> list:
-        if self._engine is None:
-            return []
         if self._fusions is None:
+            if self._engine is None:
+                return []
             doc = json.loads(self._engine.fusions_json())
             self._fusions = [[Fusion.from_json(f) for f in m["fusions"]] for m in doc["modules"]]
         return self._fusions[index] if index < len(self._fusions) else []

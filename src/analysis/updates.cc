@@ -201,6 +201,8 @@ void UpdateFinder::AddFusedUpdates(const HloInstruction* fusion) {
     if (!IsUpdateOpcode(inner->opcode()) || paired.count(inner)) continue;
     UpdateFinding u;
     u.site = {inner, fusion, {}};
+    // The array it updates, a value inside the kernel (or a fused parameter).
+    if (inner->operand_count() > 0) u.operand = {inner->operand(0), {}};
     u.buffer_bytes = ByteSizeOf(inner->shape());
     u.executions = ctx_.counts().Of(fusion);
     u.executions_upper_bound = ctx_.counts().IsUpperBound(fusion->parent());
@@ -236,7 +238,6 @@ void UpdateFinder::AddFusedUpdates(const HloInstruction* fusion) {
         u.buffer_bytes = ByteSizeOf(*written);
       u.verdict = UpdateVerdict::kOutOfPlace;
       u.bytes_written = u.buffer_bytes;
-      u.operand = {inner->operand(0), {}};
       ConfirmOutOfPlace(fusion, out->second, &u);
     } else {
       u.verdict = UpdateVerdict::kNotMaterialized;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "check_test_util.h"
+#include "hloscope/analysis/donation.h"
 #include "hloscope/analysis/in_place.h"
 #include "hloscope/report/wording.h"
 
@@ -383,6 +384,61 @@ TEST(CheckRulesTest, OutputToOperandAliasingIsAnInPlacePair) {
   EXPECT_EQ(pairs[0].output_index, ShapeIndex{0});
   EXPECT_EQ(pairs[1].operand_number, 2);
   EXPECT_EQ(pairs[1].operand_index, ShapeIndex{0});
+}
+
+TEST(CheckRulesTest, BufferDonorOnlyIsDonatedButStillReadOnly) {
+  // donate_argnums without a matching output: JAX writes buffer_donor, XLA
+  // still protects the argument (IsReadonlyEntryParameterValue).
+  auto m = ParseOne(Loop(", buffer_donor={ (0, {}) }", "  %cp = f32[1024]{0} copy(%buf)\n"
+                                                      "  %init = (s32[], f32[1024]{0}) tuple(%zero, %cp)"));
+  ModuleCheck c = Check(*m);
+  ASSERT_EQ(c.parameters.size(), 1u);
+  EXPECT_TRUE(c.parameters[0].donated());
+  EXPECT_EQ(c.parameters[0].donation, DonationKind::kBufferDonor);
+  const CopyFinding* cp = FindCopy(c, "cp");
+  ASSERT_NE(cp, nullptr);
+  EXPECT_EQ(cp->cause.cause, CopyCause::kNonDonatedParameter);
+  EXPECT_EQ(cp->cause.donation, DonationKind::kBufferDonor);
+  EXPECT_NE(CauseDetail(*cp).find("buffer_donor only"), std::string::npos) << CauseDetail(*cp);
+  EXPECT_EQ(DonationOf(*m, 0, {}), DonationKind::kBufferDonor);
+  EXPECT_EQ(DonationOf(*m, 1, {}), DonationKind::kNotDonated);
+}
+
+TEST(CheckRulesTest, DonationIsPerShapeIndex) {
+  auto m = ParseOne(R"(
+HloModule m, input_output_alias={ {0}: (0, {1}, may-alias) }
+ENTRY %main (p: (f32[4], f32[4])) -> (f32[4]) {
+  %p = (f32[4]{0}, f32[4]{0}) parameter(0)
+  %a = f32[4]{0} get-tuple-element(%p), index=0
+  ROOT %r = (f32[4]{0}) tuple(%a)
+}
+)");
+  EXPECT_EQ(DonationOf(*m, 0, {1}), DonationKind::kInputOutputAlias);
+  EXPECT_EQ(DonationOf(*m, 0, {0}), DonationKind::kNotDonated);
+  EXPECT_EQ(ParameterDonation(*m, 0), DonationKind::kInputOutputAlias);
+}
+
+TEST(CheckRulesTest, FindingsAreFoundFromTheIr) {
+  auto m = ParseOne(Loop("", "  %cp = f32[1024]{0} copy(%buf)\n"
+                             "  %init = (s32[], f32[1024]{0}) tuple(%zero, %cp)"));
+  ModuleCheck c = Check(*m);
+  const HloComputation* body = m->GetComputation("body");
+  const HloInstruction* upd = body->GetInstruction("upd");
+  const HloInstruction* cp = m->entry_computation()->GetInstruction("cp");
+  ASSERT_TRUE(upd && cp);
+  ASSERT_EQ(c.UpdatesOf(upd).size(), 1u);  // the fusion finds the update fused into it
+  const UpdateFinding* u = c.UpdatesOf(upd)[0];
+  EXPECT_EQ(Name(u->instruction()), "dus");
+  EXPECT_EQ(c.FindUpdate(u->site), u);
+  ASSERT_TRUE(u->runs_on);
+  EXPECT_EQ(c.FindCopy(*u->runs_on), FindCopy(c, "cp"));  // the typed "runs on" relation
+  ASSERT_EQ(c.CopiesOf(cp).size(), 1u);
+  ASSERT_EQ(FindCopy(c, "cp")->feeds.size(), 2u);  // the update, and the loop state it starts
+  EXPECT_EQ(FindCopy(c, "cp")->feeds[0].kind, CopyFeed::Kind::kUpdate);
+  EXPECT_EQ(FindCopy(c, "cp")->feeds[0].update, u->site);
+  EXPECT_EQ(FindCopy(c, "cp")->feeds[1].kind, CopyFeed::Kind::kLoopState);
+  EXPECT_EQ(Name(FindCopy(c, "cp")->feeds[1].loop), "w");
+  EXPECT_EQ(c.FindLoop(m->entry_computation()->GetInstruction("w")), &c.loops[0]);
 }
 
 }  // namespace

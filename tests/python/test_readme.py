@@ -19,7 +19,9 @@ def test_check_exit_codes(hloscope_bin):
     bad = subprocess.run([hloscope_bin, "check", example, "--fail-on-copies-in-loops"],
                          capture_output=True, text=True)
     assert bad.returncode == 1
-    assert "copy.7 copies 8.0 MiB inside while.2 (read-after-update)" in bad.stderr
+    assert bad.stderr.startswith("hloscope: check failed: 2 problems\n")
+    assert ("copy.7 f32[16384,128]{1,0} inside while.2 moves 8.0 MiB × 1000 = 7.8 GiB per call "
+            "at dumps/make_dumps.py:32 — read-after-update") in bad.stderr
     budget = subprocess.run([hloscope_bin, "check", example, "--max-copy-bytes", "1000000"],
                             capture_output=True, text=True)
     assert budget.returncode == 1
