@@ -9,12 +9,12 @@ and, with --corpus, on every HLO file of the shared corpus; maps both
 documents (schema_version 1 or 2) to the same plain facts — per copy: kind,
 class, shape, bytes, executions, loops, cause, copied value, what it feeds,
 source line; per update: verdict, copy, operand, bytes, confirmation; per
-loop and parameter: every number — and prints every fact that differs.
+loop and parameter: every number — and prints every fact that differs: changed, or added (empty in the base).
 Wording (cause_detail, hint, reason) is compared after undoing the label
 changes of schema 2 and reported separately.
 
 Used to check that a refactoring keeps behaviour (docs/json-format.md lists
-the changes between schema versions). Exits 1 when a fact differs.
+the changes between schema versions). Exits 1 when a fact changed.
 """
 from __future__ import annotations
 
@@ -135,7 +135,8 @@ def fusion_facts(doc):
             out[(mi, name)] = {
                 "kind": f["kind"], "shape": f["shape"], "count": f["instruction_count"],
                 "ops": f["opcode_counts"], "read": f["bytes_read"], "written": f["bytes_written"],
-                "executions": f["executions"], "lines": f["lines_text"],
+                "executions": f["executions"],
+                "lines": [(x["file"], x["lines"]) for x in f["source_lines"]],
                 "findings": len(f["findings"]) if "findings" in f else len(f["updates"]) + len(f["copies"]),
             }
     return out
@@ -161,7 +162,9 @@ def diff(a, b, path, out):
             else:
                 diff(a[k], b[k], f"{path}/{k}", out)
     elif a != b:
-        out.append(f"{path}: base {a!r} new {b!r}")
+        # A fact the base left empty and the new binary fills is an addition.
+        kind = "added" if a in (None, [], "") else "changed"
+        out.append(f"{kind}: {path}: base {a!r} new {b!r}")
 
 
 def inputs(corpus):
@@ -211,14 +214,16 @@ def main():
             fus += d
     print(f"compared {compared['files']} inputs ({compared['unparsed']} unparsable by both): "
           f"{compared['copies']} copies, {compared['updates']} updates, {compared['loops']} loops")
-    for title, items in (("fact differences", facts), ("fusion differences", fus),
-                         ("wording differences", words)):
+    added = [d for d in facts if d.startswith("added: ")]
+    changed = [d for d in facts if not d.startswith("added: ")]
+    for title, items in (("facts changed", changed), ("facts added (empty in base)", added),
+                         ("fusion differences", fus), ("wording differences", words)):
         print(f"\n{title}: {len(items)}")
         for line in items[:args.show]:
             print("  " + line)
         if len(items) > args.show:
             print(f"  ... and {len(items) - args.show} more")
-    return 1 if facts or fus else 0
+    return 1 if changed or fus else 0
 
 
 if __name__ == "__main__":

@@ -390,7 +390,7 @@ std::string Headline(const ModuleCheck& m) {
   int64_t n = 0, scalars = 0;
   int64_t sum = 0;
   bool known = true;
-  std::map<std::string_view, int64_t> by_loop;  // by name: ties break alphabetically
+  std::map<const HloInstruction*, int64_t> by_loop;  // outermost loop -> bytes
   for (const CopyFinding& c : m.copies) {
     if (c.scalar) {
       ++scalars;
@@ -400,7 +400,7 @@ std::string Headline(const ModuleCheck& m) {
     if (!c.total_bytes) known = false;
     else sum += *c.total_bytes;
     if (!c.enclosing_loops.empty() && c.total_bytes)
-      by_loop[c.enclosing_loops.back()->name()] += *c.total_bytes;
+      by_loop[c.enclosing_loops.back()] += *c.total_bytes;
   }
   std::string scalar_note =
       scalars == 0 ? "" : fmt::format(" (+{} scalar cop{})", scalars, scalars == 1 ? "y" : "ies");
@@ -416,16 +416,21 @@ std::string Headline(const ModuleCheck& m) {
   std::string line = fmt::format("{}: {} cop{}{}, {} moved per call", name, n, n == 1 ? "y" : "ies",
                                  scalar_note, known ? HumanBytes(sum) : std::string("an unknown amount"));
   if (known && sum > 0 && !by_loop.empty()) {
-    auto top = std::max_element(by_loop.begin(), by_loop.end(),
-                                [](const auto& a, const auto& b) { return a.second < b.second; });
+    // The loop whose copies move the most; ties go to the name first in
+    // alphabetical order, so the headline does not depend on memory layout.
+    auto top = std::max_element(by_loop.begin(), by_loop.end(), [](const auto& a, const auto& b) {
+      if (a.second != b.second) return a.second < b.second;
+      return a.first->name() > b.first->name();
+    });
     std::string where;
     for (const CopyFinding& c : m.copies)
-      if (!c.scalar && !c.enclosing_loops.empty() && c.enclosing_loops.back()->name() == top->first) {
+      if (!c.scalar && !c.enclosing_loops.empty() && c.enclosing_loops.back() == top->first) {
         where = SourceText(c.source);
         break;
       }
     int pct = static_cast<int>(100.0 * static_cast<double>(top->second) / static_cast<double>(sum) + 0.5);
-    if (pct > 0) line += fmt::format(", {}% inside {}{}", pct, top->first, where.empty() ? "" : " at " + where);
+    if (pct > 0)
+      line += fmt::format(", {}% inside {}{}", pct, top->first->name(), where.empty() ? "" : " at " + where);
   }
   return line + ".";
 }

@@ -1,0 +1,109 @@
+"""The structure the code promises (HACKING.md), checked on the source tree.
+
+* Layers: cmake/CheckLayers.cmake (run by every build) passes on the tree and
+  fails, naming file and line, when a file includes a header of a layer above.
+* Findings refer to the IR, not to names: analysis/findings.h has no string
+  fields but the dump's path, and no code above the parser looks an
+  instruction up by name except to resolve what a user typed.
+* No source file is much over 600 lines; the version is written once.
+"""
+
+import glob
+import os
+import re
+import shutil
+import subprocess
+
+import pytest
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def check_layers(root):
+    return subprocess.run(["cmake", f"-DROOT={root}", "-P", os.path.join(REPO, "cmake", "CheckLayers.cmake")],
+                          capture_output=True, text=True)
+
+
+def test_layer_check_passes_on_the_tree():
+    r = check_layers(REPO)
+    assert r.returncode == 0, r.stderr
+
+
+def test_layer_check_fails_on_an_include_up_a_layer(tmp_path):
+    if not shutil.which("cmake"):
+        pytest.skip("no cmake")
+    for d in ("include", "src", "python/src"):
+        shutil.copytree(os.path.join(REPO, d), tmp_path / d)
+    bad = tmp_path / "src" / "analysis" / "check.cc"
+    text = bad.read_text()
+    bad.write_text(text.replace('#include "hloscope/analysis/check.h"',
+                                '#include "hloscope/analysis/check.h"\n#include "hloscope/report/wording.h"', 1))
+    r = check_layers(tmp_path)
+    assert r.returncode != 0
+    message = " ".join(r.stderr.split())  # cmake wraps long messages
+    assert "src/analysis/check.cc:4: error: layer 'analysis' includes 'report', a layer above it" in message
+
+
+# Lookups by name, and the label formats the old string-typed findings used.
+FORBIDDEN = [
+    (re.compile(r"\bGet(Instruction|Computation)\("), "a lookup by name"),
+    (re.compile(r"FindInstructionByName"), "a lookup by name"),
+    (re.compile(r"\(in \{?\}?\)|\" \(in \"|\(loop state"), "a label another stage would parse"),
+    (re.compile(r"ParsePosition"), "parsing a printed position"),
+]
+
+
+def upper_layer_files():
+    files = []
+    for layer in ("analysis", "report", "app"):
+        files += glob.glob(os.path.join(REPO, "src", layer, "*.cc"))
+        files += glob.glob(os.path.join(REPO, "src", layer, "*.h"))
+        files += glob.glob(os.path.join(REPO, "include", "hloscope", layer, "*.h"))
+    files += glob.glob(os.path.join(REPO, "python", "src", "*.cc"))
+    files += glob.glob(os.path.join(REPO, "python", "hloscope", "*.py"))
+    return sorted(files)
+
+
+def test_no_name_lookups_or_label_parsing_above_the_parser():
+    problems = []
+    for path in upper_layer_files():
+        with open(path, encoding="utf-8") as f:
+            for n, line in enumerate(f, 1):
+                for pattern, what in FORBIDDEN:
+                    if pattern.search(line):
+                        problems.append(f"{os.path.relpath(path, REPO)}:{n}: {what}: {line.strip()}")
+    assert not problems, "\n".join(problems)
+
+
+def test_findings_carry_no_names():
+    with open(os.path.join(REPO, "include", "hloscope", "analysis", "findings.h")) as f:
+        fields = re.findall(r"^\s+std::(?:string|string_view|vector<std::string>)\s+(\w+)", f.read(), re.M)
+    assert fields == ["buffer_assignment_path"]
+
+
+def test_no_source_file_is_much_over_600_lines():
+    long = []
+    patterns = ["src/**/*.cc", "src/**/*.h", "include/**/*.h", "python/**/*.py", "python/src/*.cc",
+                "tools/**/*.py", "tests/**/*.cc", "tests/**/*.py", "bench/*.cc", "bench/*.py"]
+    for pattern in patterns:
+        for path in glob.glob(os.path.join(REPO, pattern), recursive=True):
+            if "/fixtures/" in path:
+                continue
+            with open(path, encoding="utf-8") as f:
+                n = sum(1 for _ in f)
+            if n > 620:
+                long.append(f"{os.path.relpath(path, REPO)}: {n} lines")
+    assert not long, "\n".join(long)
+
+
+def test_the_version_is_written_once():
+    with open(os.path.join(REPO, "CMakeLists.txt")) as f:
+        version = re.search(r"project\(hloscope VERSION ([0-9.]+)", f.read()).group(1)
+    hits = []
+    for pattern in ["src/**/*", "include/**/*", "python/**/*", "pyproject.toml", "cmake/*"]:
+        for path in glob.glob(os.path.join(REPO, pattern), recursive=True):
+            if os.path.isfile(path) and not path.endswith((".pyi", ".ref")):
+                with open(path, encoding="utf-8", errors="replace") as f:
+                    if re.search(rf"['\"]{re.escape(version)}['\"]", f.read()):
+                        hits.append(os.path.relpath(path, REPO))
+    assert not hits, f"version {version} also written in {hits}"
