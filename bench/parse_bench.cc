@@ -53,14 +53,12 @@ void ParseBenchFile(benchmark::State& state, Use use) {
     }
     use(*group);
   }
-  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *
-                          static_cast<int64_t>(text->size()));
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(text->size()));
 }
 
 void BM_ParseFile(benchmark::State& state) {
-  ParseBenchFile(state, [](const hloscope::HloModuleGroup& group) {
-    benchmark::DoNotOptimize(group.modules.size());
-  });
+  ParseBenchFile(
+      state, [](const hloscope::HloModuleGroup& group) { benchmark::DoNotOptimize(group.modules.size()); });
 }
 BENCHMARK(BM_ParseFile)->Unit(benchmark::kMillisecond)->UseRealTime();
 

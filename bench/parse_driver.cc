@@ -43,9 +43,8 @@ int main(int argc, char** argv) {
       return 2;
     }
     std::printf("parse %d wall_ms %.1f user_ms %.1f sys_ms %.1f minflt %ld\n", i,
-                std::chrono::duration<double, std::milli>(t1 - t0).count(),
-                Ms(r0.ru_utime, r1.ru_utime), Ms(r0.ru_stime, r1.ru_stime),
-                r1.ru_minflt - r0.ru_minflt);
+                std::chrono::duration<double, std::milli>(t1 - t0).count(), Ms(r0.ru_utime, r1.ru_utime),
+                Ms(r0.ru_stime, r1.ru_stime), r1.ru_minflt - r0.ru_minflt);
     std::fflush(stdout);
   }
   return 0;

@@ -35,8 +35,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     auto reparsed = hloscope::ParseHloText(printed, options);
     if (!reparsed.ok()) {
       // The printer wrote something the parser rejects: a bug in one of them.
-      fprintf(stderr, "printed module does not parse:\n%s\n%s",
-              reparsed.error().Format().c_str(), printed.c_str());
+      fprintf(stderr, "printed module does not parse:\n%s\n%s", reparsed.error().Format().c_str(),
+              printed.c_str());
       std::abort();
     }
   }

@@ -13,10 +13,10 @@ $SUDO apt-get install -y -qq --no-install-recommends \
   build-essential cmake ninja-build git time \
   libfmt-dev libcli11-dev nlohmann-json3-dev \
   libgtest-dev libgmock-dev libbenchmark-dev \
-  clang-14 libclang-rt-14-dev >/dev/null
+  clang-14 libclang-rt-14-dev clang-format-14 >/dev/null
 
 python3 -m pip install -q --disable-pip-version-check \
   "jax==0.10.2" "jaxlib==0.10.2" \
   "nanobind==3.1.0" "scikit-build-core==1.1.2" \
-  "pytest==9.0.3" "numpy>=2.0"
+  "pytest==9.0.3" "jsonschema==4.26.0" "numpy>=2.0"
 echo "hloscope: dependencies installed"

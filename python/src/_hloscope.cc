@@ -7,6 +7,12 @@
 // docs/json-format.md cannot drift apart. The typed dataclasses are built
 // from that JSON in hloscope/_report.py. Diagnostics become
 // hloscope.ParseError (defined in Python, hloscope/_errors.py).
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -15,12 +21,6 @@
 #include <tuple>
 #include <utility>
 #include <vector>
-
-#include <nanobind/nanobind.h>
-#include <nanobind/stl/optional.h>
-#include <nanobind/stl/string.h>
-#include <nanobind/stl/tuple.h>
-#include <nanobind/stl/vector.h>
 
 #include "hloscope/app/cli.h"
 #include "hloscope/app/commands.h"
@@ -206,8 +206,8 @@ NB_MODULE(_hloscope, m) {
 
   nb::register_exception_translator(TranslateDiagnostic);
 
-  nb::class_<PyGateOptions>(m, "GateOptions",
-                            "The gates of `hloscope check --fail-on-* --max-*`, one policy for CLI and Python.")
+  nb::class_<PyGateOptions>(
+      m, "GateOptions", "The gates of `hloscope check --fail-on-* --max-*`, one policy for CLI and Python.")
       .def(nb::init<>())
       .def_rw("fail_on_copies_in_loops", &PyGateOptions::fail_on_copies_in_loops)
       .def_rw("fail_on_out_of_place", &PyGateOptions::fail_on_out_of_place)
@@ -246,10 +246,9 @@ NB_MODULE(_hloscope, m) {
            "The check document with the gates' verdict, as `hloscope check --format json` with the\n"
            "same flags prints it.");
 
-  m.def("run_cli", &RunCli, "args"_a,
-        "Run `hloscope ARGS...` in-process: (exit code, stdout, stderr).");
+  m.def("run_cli", &RunCli, "args"_a, "Run `hloscope ARGS...` in-process: (exit code, stdout, stderr).");
   m.def(
       "find_buffer_assignment_beside",
-      [](const std::string& hlo_path) { return hloscope::FindBufferAssignmentBeside(hlo_path); }, "hlo_path"_a,
-      "The buffer-assignment dump that belongs to an HLO dump (XLA's naming), or None.");
+      [](const std::string& hlo_path) { return hloscope::FindBufferAssignmentBeside(hlo_path); },
+      "hlo_path"_a, "The buffer-assignment dump that belongs to an HLO dump (XLA's naming), or None.");
 }

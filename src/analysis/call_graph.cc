@@ -12,18 +12,24 @@ ComputationRole RoleOf(const HloComputation& comp) {
           if (caller->opcode() == HloOpcode::kFusion) return ComputationRole::kFused;
           if (caller->opcode() == HloOpcode::kCall) return ComputationRole::kCall;
           return ComputationRole::kAsync;
-        case CallRole::kBody: return ComputationRole::kWhileBody;
-        case CallRole::kCondition: return ComputationRole::kWhileCondition;
+        case CallRole::kBody:
+          return ComputationRole::kWhileBody;
+        case CallRole::kCondition:
+          return ComputationRole::kWhileCondition;
         case CallRole::kBranch:
         case CallRole::kTrueComputation:
-        case CallRole::kFalseComputation: return ComputationRole::kBranch;
+        case CallRole::kFalseComputation:
+          return ComputationRole::kBranch;
         case CallRole::kToApply:
           if (caller->opcode() == HloOpcode::kCall) return ComputationRole::kCall;
           return ComputationRole::kEmbedded;
-        case CallRole::kCalledComputations: return ComputationRole::kCustomCall;
+        case CallRole::kCalledComputations:
+          return ComputationRole::kCustomCall;
         case CallRole::kSelect:
-        case CallRole::kScatter: return ComputationRole::kEmbedded;
-        case CallRole::kOther: break;
+        case CallRole::kScatter:
+          return ComputationRole::kEmbedded;
+        case CallRole::kOther:
+          break;
       }
     }
   }

@@ -14,8 +14,7 @@ namespace {
 // they are placed at the update that needed them, else at the value they
 // copy, else at their loop.
 std::optional<SourceLocation> AttributeCopy(const CheckContext& ctx, const CopySite& site,
-                                            const CopyFinding& f,
-                                            const std::vector<UpdateFinding>& updates) {
+                                            const CopyFinding& f, const std::vector<UpdateFinding>& updates) {
   std::optional<SourceLocation> own = ctx.Source(site.copy.instruction);
   if (own && !own->file.empty()) return own;
   for (const UpdateFinding& u : updates) {
@@ -71,8 +70,7 @@ CopyFinding DescribeCopy(const CheckContext& ctx, const CopySite& s,
   return f;
 }
 
-ModuleCheck CheckModule(const HloModule& module, const ExecutionCounts& counts,
-                        const CheckOptions& options) {
+ModuleCheck CheckModule(const HloModule& module, const ExecutionCounts& counts, const CheckOptions& options) {
   CheckContext ctx(module, counts, options);
   ModuleCheck result;
   result.module = &module;

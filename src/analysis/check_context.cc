@@ -100,8 +100,7 @@ std::vector<CopyFeed> CheckContext::FeedsOf(const HloPosition& pos) const {
 
 // Depth-first, in use order: the first feed is what the copy is "for" in
 // the wording ("updated in place by X", "the initial state of loop W").
-void CheckContext::CollectFeeds(const HloPosition& pos, std::vector<CopyFeed>* out,
-                                int depth) const {
+void CheckContext::CollectFeeds(const HloPosition& pos, std::vector<CopyFeed>* out, int depth) const {
   if (depth > 8) return;
   auto add = [&](CopyFeed feed) {
     if (std::find(out->begin(), out->end(), feed) == out->end()) out->push_back(std::move(feed));

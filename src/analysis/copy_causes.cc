@@ -18,10 +18,10 @@ struct Evidence {
   const CheckContext& ctx;
   const CopySite& site;
   const CopyFinding& copy;
-  HloPosition me;                   // the copy's own result
-  HloPosition src;                  // the value protected (behind the chain)
+  HloPosition me;                      // the copy's own result
+  HloPosition src;                     // the value protected (behind the chain)
   std::vector<InstructionAt> readers;  // other readers of the old contents
-  std::vector<ShapeIndex> outputs;  // entry outputs the copy reaches
+  std::vector<ShapeIndex> outputs;     // entry outputs the copy reaches
   const HloComputation* comp = nullptr;
   ComputationRole role = ComputationRole::kEntry;
   bool in_loop = false;
@@ -40,9 +40,12 @@ void Set(CauseFacts* f, CauseRule rule) {
 // -- the rules, in table order ------------------------------------------------
 
 bool LayoutOrMemorySpace(const Evidence& e, CauseFacts* f) {
-  if (e.copy.copy_class == CopyClass::kLayoutChange) Set(f, CauseRule::kLayoutChange);
-  else if (e.copy.copy_class == CopyClass::kMemorySpaceMove) Set(f, CauseRule::kMemorySpaceMove);
-  else return false;
+  if (e.copy.copy_class == CopyClass::kLayoutChange)
+    Set(f, CauseRule::kLayoutChange);
+  else if (e.copy.copy_class == CopyClass::kMemorySpaceMove)
+    Set(f, CauseRule::kMemorySpaceMove);
+  else
+    return false;
   return true;
 }
 
@@ -54,10 +57,12 @@ bool ConditionalBranch(const Evidence& e, CauseFacts* f) {
   if (e.role != ComputationRole::kBranch) return false;
   f->branch = e.comp;
   f->conditional = e.comp->callers().empty() ? nullptr : e.comp->callers()[0];
-  if (e.feeds()) Set(f, CauseRule::kBranchUpdatesOperand);
+  if (e.feeds())
+    Set(f, CauseRule::kBranchUpdatesOperand);
   else if (e.s()->opcode() == HloOpcode::kParameter || e.s() == e.comp->parameter(0))
     Set(f, CauseRule::kBranchPassthrough);
-  else Set(f, CauseRule::kBranchResult);
+  else
+    Set(f, CauseRule::kBranchResult);
   return true;
 }
 
@@ -72,8 +77,7 @@ bool Constant(const Evidence& e, CauseFacts* f) {
 // something reads its old contents after the update.
 bool EntryParameter(const Evidence& e, CauseFacts* f) {
   const HloInstruction* s = e.s();
-  if (s->opcode() != HloOpcode::kParameter || !s->parent()->is_entry() || !e.comp->is_entry())
-    return false;
+  if (s->opcode() != HloOpcode::kParameter || !s->parent()->is_entry() || !e.comp->is_entry()) return false;
   f->donation = DonationOf(e.ctx.module(), s->parameter_number(), e.src.index);
   if (!IsWritableDonation(f->donation)) {
     Set(f, CauseRule::kNonDonatedParameter);
@@ -177,8 +181,7 @@ constexpr std::array kLayoutRules = {CauseRule::kLayoutChange, CauseRule::kMemor
 constexpr std::array kBranchRules = {CauseRule::kBranchUpdatesOperand, CauseRule::kBranchPassthrough,
                                      CauseRule::kBranchResult};
 constexpr std::array kConstantRules = {CauseRule::kConstantUpdated, CauseRule::kConstantReturned};
-constexpr std::array kParameterRules = {CauseRule::kNonDonatedParameter,
-                                        CauseRule::kDonatedParameterRead};
+constexpr std::array kParameterRules = {CauseRule::kNonDonatedParameter, CauseRule::kDonatedParameterRead};
 constexpr std::array kReadRules = {CauseRule::kReadAfterUpdate, CauseRule::kReadAfterLoopInit};
 constexpr std::array kCarryRules = {CauseRule::kCarriesSwapped, CauseRule::kCarryPassedOnLive,
                                     CauseRule::kCarryRebuilt};
@@ -216,8 +219,7 @@ const std::array<CauseRuleGroup, kSteps.size()>& Groups() {
 // readers of copies made from this one (copy of a copy), which need the
 // old contents too.
 std::vector<InstructionAt> OldContentReaders(const CheckContext& ctx, const HloPosition& me,
-                                             const HloPosition& src,
-                                             const std::vector<HloPosition>& chain) {
+                                             const HloPosition& src, const std::vector<HloPosition>& chain) {
   std::vector<InstructionAt> readers;
   std::set<const HloInstruction*> seen;
   auto collect = [&](const HloPosition& value, const HloInstruction* next_link) {
@@ -246,26 +248,38 @@ std::span<const CauseRuleGroup> CauseRuleTable() { return Groups(); }
 
 CopyCause CauseOf(CauseRule rule) {
   switch (rule) {
-    case CauseRule::kLayoutChange: return CopyCause::kLayoutChange;
-    case CauseRule::kMemorySpaceMove: return CopyCause::kMemorySpaceMove;
+    case CauseRule::kLayoutChange:
+      return CopyCause::kLayoutChange;
+    case CauseRule::kMemorySpaceMove:
+      return CopyCause::kMemorySpaceMove;
     case CauseRule::kBranchUpdatesOperand:
     case CauseRule::kBranchPassthrough:
-    case CauseRule::kBranchResult: return CopyCause::kConditionalBranch;
-    case CauseRule::kConstantUpdated: return CopyCause::kConstantUpdated;
-    case CauseRule::kConstantReturned: return CopyCause::kOutputPassthrough;
-    case CauseRule::kNonDonatedParameter: return CopyCause::kNonDonatedParameter;
+    case CauseRule::kBranchResult:
+      return CopyCause::kConditionalBranch;
+    case CauseRule::kConstantUpdated:
+      return CopyCause::kConstantUpdated;
+    case CauseRule::kConstantReturned:
+      return CopyCause::kOutputPassthrough;
+    case CauseRule::kNonDonatedParameter:
+      return CopyCause::kNonDonatedParameter;
     case CauseRule::kDonatedParameterRead:
     case CauseRule::kReadAfterUpdate:
-    case CauseRule::kReadAfterLoopInit: return CopyCause::kReadAfterUpdate;
+    case CauseRule::kReadAfterLoopInit:
+      return CopyCause::kReadAfterUpdate;
     case CauseRule::kCarriesSwapped:
     case CauseRule::kCarryPassedOnLive:
     case CauseRule::kCarryRebuilt:
-    case CauseRule::kCarryOldValueRead: return CopyCause::kLoopCarriedLive;
+    case CauseRule::kCarryOldValueRead:
+      return CopyCause::kLoopCarriedLive;
     case CauseRule::kOutputDuplicated:
-    case CauseRule::kOutputAlsoReturned: return CopyCause::kOutputDuplicated;
-    case CauseRule::kOutputAliasing: return CopyCause::kOutputAliasing;
-    case CauseRule::kOutputPassthrough: return CopyCause::kOutputPassthrough;
-    case CauseRule::kNone: return CopyCause::kUnknown;
+    case CauseRule::kOutputAlsoReturned:
+      return CopyCause::kOutputDuplicated;
+    case CauseRule::kOutputAliasing:
+      return CopyCause::kOutputAliasing;
+    case CauseRule::kOutputPassthrough:
+      return CopyCause::kOutputPassthrough;
+    case CauseRule::kNone:
+      return CopyCause::kUnknown;
   }
   return CopyCause::kUnknown;
 }

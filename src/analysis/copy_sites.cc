@@ -15,8 +15,7 @@ void CopyFusionSites(const HloInstruction* fusion, std::vector<CopySite>* out) {
   auto try_one = [&](const HloInstruction* node, ShapeIndex index) {
     if (node->opcode() != HloOpcode::kCopy || node->operand_count() != 1) return;
     const HloInstruction* p = node->operand(0);
-    if (p->opcode() != HloOpcode::kParameter || p->parameter_number() >= fusion->operand_count())
-      return;
+    if (p->opcode() != HloOpcode::kParameter || p->parameter_number() >= fusion->operand_count()) return;
     CopySite site;
     site.copy = {fusion, std::move(index)};
     site.source = fusion->operand(p->parameter_number());

@@ -63,8 +63,7 @@ HloPosition DefiningPosition(const HloInstruction* instr, const ShapeIndex& inde
         // Parameters of a called computation forward the caller's operand;
         // while bodies/conditions and everything else define (phi) values.
         const HloComputation* comp = instr->parent();
-        if (comp->callers().size() == 1 &&
-            RoleOf(*comp) == ComputationRole::kCall) {
+        if (comp->callers().size() == 1 && RoleOf(*comp) == ComputationRole::kCall) {
           const HloInstruction* caller = comp->callers()[0];
           int64_t n = instr->parameter_number();
           if (n < caller->operand_count()) {
@@ -73,8 +72,7 @@ HloPosition DefiningPosition(const HloInstruction* instr, const ShapeIndex& inde
           }
         }
         // Conditional branches receive operand (branch + 1) as they are.
-        if (comp->callers().size() == 1 &&
-            comp->callers()[0]->opcode() == HloOpcode::kConditional) {
+        if (comp->callers().size() == 1 && comp->callers()[0]->opcode() == HloOpcode::kConditional) {
           const HloInstruction* cond = comp->callers()[0];
           int64_t branch = 0, k = 0;
           bool found = false;
@@ -116,8 +114,7 @@ HloPosition LoopInitOf(const HloPosition& position) {
     } else if (instr->opcode() == HloOpcode::kParameter) {
       const HloComputation* comp = instr->parent();
       ComputationRole role = RoleOf(*comp);
-      if ((role == ComputationRole::kWhileBody ||
-           role == ComputationRole::kWhileCondition) &&
+      if ((role == ComputationRole::kWhileBody || role == ComputationRole::kWhileCondition) &&
           !comp->callers().empty())
         loop = comp->callers()[0];
     }
@@ -131,8 +128,7 @@ HloPosition LoopInitOf(const HloPosition& position) {
 
 namespace {
 
-void CollectUses(const HloInstruction* instr, const ShapeIndex& index,
-                 std::vector<HloUse>* uses, int depth) {
+void CollectUses(const HloInstruction* instr, const ShapeIndex& index, std::vector<HloUse>* uses, int depth) {
   if (depth > 64) return;
   for (const HloInstruction* user : instr->users()) {
     for (int64_t k = 0; k < user->operand_count(); ++k) {
@@ -159,8 +155,10 @@ void CollectUses(const HloInstruction* instr, const ShapeIndex& index,
         case HloOpcode::kCall: {
           HloComputation* callee = user->called(CallRole::kToApply);
           const HloInstruction* param = callee ? callee->parameter(k) : nullptr;
-          if (param) CollectUses(param, index, uses, depth + 1);
-          else uses->push_back({user, k, index});
+          if (param)
+            CollectUses(param, index, uses, depth + 1);
+          else
+            uses->push_back({user, k, index});
           break;
         }
         default:
@@ -174,15 +172,14 @@ void CollectUses(const HloInstruction* instr, const ShapeIndex& index,
 
 std::vector<HloUse> UsesOf(const HloPosition& position) {
   std::vector<HloUse> uses;
-  if (position.instruction)
-    CollectUses(position.instruction, position.index, &uses, 0);
+  if (position.instruction) CollectUses(position.instruction, position.index, &uses, 0);
   return uses;
 }
 
 namespace {
 
-bool Reaches(const HloInstruction* instr, const ShapeIndex& index,
-             std::vector<ShapeIndex>* outputs, int depth) {
+bool Reaches(const HloInstruction* instr, const ShapeIndex& index, std::vector<ShapeIndex>* outputs,
+             int depth) {
   if (depth > 64) return false;
   bool found = false;
   const HloComputation* comp = instr->parent();
@@ -207,8 +204,7 @@ bool Reaches(const HloInstruction* instr, const ShapeIndex& index,
         }
         case HloOpcode::kGetTupleElement:
           if (!index.empty() && index.front() == user->tuple_index())
-            found |= Reaches(user, ShapeIndex(index.begin() + 1, index.end()),
-                             outputs, depth + 1);
+            found |= Reaches(user, ShapeIndex(index.begin() + 1, index.end()), outputs, depth + 1);
           break;
         case HloOpcode::kBitcast:
         case HloOpcode::kWhile:  // init and result share one buffer
@@ -230,8 +226,7 @@ bool Reaches(const HloInstruction* instr, const ShapeIndex& index,
 
 }  // namespace
 
-bool ReachesEntryOutput(const HloPosition& position,
-                        std::vector<ShapeIndex>* outputs) {
+bool ReachesEntryOutput(const HloPosition& position, std::vector<ShapeIndex>* outputs) {
   if (!position.instruction) return false;
   return Reaches(position.instruction, position.index, outputs, 0);
 }

@@ -1,7 +1,6 @@
 #include "hloscope/analysis/execution_counts.h"
 
 #include <charconv>
-
 #include <nlohmann/json.hpp>
 
 #include "hloscope/analysis/call_graph.h"
@@ -20,8 +19,7 @@ std::optional<int64_t> ParseIntText(std::string_view s) {
 // JSON in older printers). int64 fields are JSON strings ("n":"10").
 std::optional<int64_t> KnownTripCount(const HloInstruction& w) {
   std::optional<std::string_view> cfg = w.backend_config();
-  if (!cfg || cfg->find("known_trip_count") == std::string_view::npos)
-    return std::nullopt;
+  if (!cfg || cfg->find("known_trip_count") == std::string_view::npos) return std::nullopt;
   std::string text(*cfg);
   try {
     nlohmann::json j = nlohmann::json::parse(text);
@@ -60,8 +58,7 @@ struct ScalarOp {
 };
 
 std::optional<ScalarOp> AsScalarOp(const HloInstruction* i) {
-  while (i && (i->opcode() == HloOpcode::kCopy || i->opcode() == HloOpcode::kBitcast))
-    i = i->operand(0);
+  while (i && (i->opcode() == HloOpcode::kCopy || i->opcode() == HloOpcode::kBitcast)) i = i->operand(0);
   if (!i) return std::nullopt;
   ScalarOp op;
   const HloInstruction* core = i;
@@ -87,10 +84,8 @@ std::optional<ScalarOp> AsScalarOp(const HloInstruction* i) {
 
 // Is `i` get-tuple-element(parameter, k) (through copies)? Returns k.
 std::optional<int64_t> TupleIndexOfParam(const HloInstruction* i) {
-  while (i && (i->opcode() == HloOpcode::kCopy || i->opcode() == HloOpcode::kBitcast))
-    i = i->operand(0);
-  if (i && i->opcode() == HloOpcode::kGetTupleElement &&
-      i->operand(0)->opcode() == HloOpcode::kParameter)
+  while (i && (i->opcode() == HloOpcode::kCopy || i->opcode() == HloOpcode::kBitcast)) i = i->operand(0);
+  if (i && i->opcode() == HloOpcode::kGetTupleElement && i->operand(0)->opcode() == HloOpcode::kParameter)
     return i->tuple_index();
   return std::nullopt;
 }
@@ -103,8 +98,7 @@ std::optional<int64_t> InductionVariableTripCount(const HloInstruction& w) {
   const HloComputation* body = w.while_body();
   if (!cond || !body || w.operand_count() != 1) return std::nullopt;
   std::optional<ScalarOp> cmp = AsScalarOp(cond->root_instruction());
-  if (!cmp || cmp->opcode != HloOpcode::kCompare || cmp->operands.size() != 2)
-    return std::nullopt;
+  if (!cmp || cmp->opcode != HloOpcode::kCompare || cmp->operands.size() != 2) return std::nullopt;
   std::optional<int64_t> k = TupleIndexOfParam(cmp->operands[0]);
   std::optional<int64_t> bound = ConstantValue(cmp->operands[1]);
   std::string_view dir = cmp->direction;
@@ -112,24 +106,26 @@ std::optional<int64_t> InductionVariableTripCount(const HloInstruction& w) {
     // Bound on the left: B > i is i < B.
     k = TupleIndexOfParam(cmp->operands[1]);
     bound = ConstantValue(cmp->operands[0]);
-    if (dir == "GT") dir = "LT";
-    else if (dir == "GE") dir = "LE";
-    else return std::nullopt;
+    if (dir == "GT")
+      dir = "LT";
+    else if (dir == "GE")
+      dir = "LE";
+    else
+      return std::nullopt;
   }
   if (!k || !bound) return std::nullopt;
   const HloInstruction* root = body->root_instruction();
-  if (root->opcode() != HloOpcode::kTuple || *k >= root->operand_count())
-    return std::nullopt;
+  if (root->opcode() != HloOpcode::kTuple || *k >= root->operand_count()) return std::nullopt;
   std::optional<ScalarOp> upd = AsScalarOp(root->operand(*k));
-  if (!upd || upd->opcode != HloOpcode::kAdd || upd->operands.size() != 2)
-    return std::nullopt;
+  if (!upd || upd->opcode != HloOpcode::kAdd || upd->operands.size() != 2) return std::nullopt;
   std::optional<int64_t> step;
-  if (TupleIndexOfParam(upd->operands[0]) == k) step = ConstantValue(upd->operands[1]);
-  else if (TupleIndexOfParam(upd->operands[1]) == k) step = ConstantValue(upd->operands[0]);
+  if (TupleIndexOfParam(upd->operands[0]) == k)
+    step = ConstantValue(upd->operands[1]);
+  else if (TupleIndexOfParam(upd->operands[1]) == k)
+    step = ConstantValue(upd->operands[0]);
   if (!step || *step <= 0) return std::nullopt;
   const HloInstruction* init_tuple = w.operand(0);
-  if (init_tuple->opcode() != HloOpcode::kTuple || *k >= init_tuple->operand_count())
-    return std::nullopt;
+  if (init_tuple->opcode() != HloOpcode::kTuple || *k >= init_tuple->operand_count()) return std::nullopt;
   std::optional<int64_t> init = ConstantValue(init_tuple->operand(*k));
   if (!init) return std::nullopt;
   // Same formulas as MatchTrivialLoopTripCount, overflow-checked.
@@ -205,14 +201,17 @@ void ExecutionCounts::Visit(const HloComputation* comp, int depth) {
       std::optional<int64_t> n = per;
       if (caller->opcode() == HloOpcode::kWhile) {
         const TripCount& t = trips_[caller];
-        if (cc.role == CallRole::kBody) n = Mul(per, t.count);
+        if (cc.role == CallRole::kBody)
+          n = Mul(per, t.count);
         else if (cc.role == CallRole::kCondition)
           n = Mul(per, t.count ? std::optional<int64_t>(*t.count + 1) : std::nullopt);
       } else if (caller->opcode() == HloOpcode::kConditional) {
         upper = true;  // each branch runs at most once per conditional
       }
-      if (!n || !total) total = std::nullopt;
-      else total = *total + *n;
+      if (!n || !total)
+        total = std::nullopt;
+      else
+        total = *total + *n;
     }
   }
   Info& me = info_[comp];
@@ -230,14 +229,12 @@ bool ExecutionCounts::IsUpperBound(const HloComputation* comp) const {
   return it != info_.end() && it->second.upper_bound;
 }
 
-std::vector<const HloInstruction*> ExecutionCounts::EnclosingLoops(
-    const HloComputation* comp) const {
+std::vector<const HloInstruction*> ExecutionCounts::EnclosingLoops(const HloComputation* comp) const {
   std::vector<const HloInstruction*> loops;
   for (int depth = 0; comp && !comp->is_entry() && depth < 256; ++depth) {
     if (comp->callers().empty()) break;
     const HloInstruction* caller = comp->callers()[0];
-    if (caller->opcode() == HloOpcode::kWhile && caller->while_body() == comp)
-      loops.push_back(caller);
+    if (caller->opcode() == HloOpcode::kWhile && caller->while_body() == comp) loops.push_back(caller);
     comp = caller->parent();
   }
   return loops;

@@ -1,11 +1,11 @@
 #include "hloscope/analysis/fusion_summary.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <map>
-#include <set>
-
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "hloscope/analysis/call_graph.h"
 #include "hloscope/analysis/scope_filter.h"
@@ -15,8 +15,7 @@ namespace {
 
 // Every computation a kernel runs: the fused computation, nested fusions and
 // the reducers/comparators of its instructions.
-void KernelComputations(const HloComputation* comp, std::vector<const HloComputation*>* out,
-                        int depth) {
+void KernelComputations(const HloComputation* comp, std::vector<const HloComputation*>* out, int depth) {
   if (!comp || depth > 32 || std::find(out->begin(), out->end(), comp) != out->end()) return;
   out->push_back(comp);
   for (const HloInstruction* instr : comp->instructions())
@@ -84,8 +83,10 @@ FusionSummary SummarizeFusion(const HloInstruction& fusion, const SourceIndex& i
   std::optional<int64_t> read = 0;
   for (const HloInstruction* op : fusion.operands()) {
     std::optional<int64_t> b = LeafByteSizeOf(op->shape());
-    if (!b || !read) read = std::nullopt;
-    else *read += *b;
+    if (!b || !read)
+      read = std::nullopt;
+    else
+      *read += *b;
   }
   s.bytes_read = read;
   s.bytes_written = LeafByteSizeOf(fusion.shape());

@@ -59,7 +59,8 @@ std::vector<InPlacePair> DefaultPairs(const HloInstruction& instr) {
       break;
     case HloOpcode::kScatter: {
       int64_t n = (instr.operand_count() - 1) / 2;
-      if (n <= 1) pairs.push_back({0, {}, {}});
+      if (n <= 1)
+        pairs.push_back({0, {}, {}});
       else
         for (int64_t i = 0; i < n; ++i) pairs.push_back({i, {}, {i}});
       break;
@@ -67,10 +68,10 @@ std::vector<InPlacePair> DefaultPairs(const HloInstruction& instr) {
     case HloOpcode::kAllReduceStart: {
       std::optional<std::string_view> cfg = instr.backend_config();
       if (cfg && cfg->find("nvshmem") != std::string_view::npos) break;
-      if (instr.operand_count() == 1) pairs.push_back({0, {}, {}});
+      if (instr.operand_count() == 1)
+        pairs.push_back({0, {}, {}});
       else
-        for (int64_t i = 0; i < instr.operand_count(); ++i)
-          pairs.push_back({i, {}, {i}});
+        for (int64_t i = 0; i < instr.operand_count(); ++i) pairs.push_back({i, {}, {i}});
       break;
     }
     case HloOpcode::kCollectivePermute:
@@ -89,8 +90,7 @@ std::vector<InPlacePair> DefaultPairs(const HloInstruction& instr) {
 }
 
 const HloInstruction* SkipBitcasts(const HloInstruction* i) {
-  while (i && i->opcode() == HloOpcode::kBitcast && i->operand_count() == 1)
-    i = i->operand(0);
+  while (i && i->opcode() == HloOpcode::kBitcast && i->operand_count() == 1) i = i->operand(0);
   return i;
 }
 
@@ -98,8 +98,7 @@ const HloInstruction* SkipBitcasts(const HloInstruction* i) {
 // element / bitcast, to an in-place op whose in-place operand leads (through
 // bitcasts and nested in-place fusions) back to a fused parameter.
 void DiscoverFusionPairs(const HloInstruction& fusion, const HloInstruction* node,
-                         const ShapeIndex& output_index,
-                         std::vector<InPlacePair>* pairs, int depth) {
+                         const ShapeIndex& output_index, std::vector<InPlacePair>* pairs, int depth) {
   if (!node || depth > 32) return;
   node = SkipBitcasts(node);
   if (node->opcode() == HloOpcode::kTuple) {
@@ -154,12 +153,10 @@ std::vector<InPlacePair> GetInPlaceInputOutputPairs(const HloInstruction& instr)
   if (instr.opcode() == HloOpcode::kFusion) {
     if (const HloComputation* fused = instr.fused_computation())
       DiscoverFusionPairs(instr, fused->root_instruction(), {}, &pairs, 0);
-  } else if (instr.opcode() != HloOpcode::kCustomCall &&
-             instr.opcode() != HloOpcode::kAsyncStart) {
+  } else if (instr.opcode() != HloOpcode::kCustomCall && instr.opcode() != HloOpcode::kAsyncStart) {
     pairs = DefaultPairs(instr);
   }
-  if (instr.opcode() == HloOpcode::kFusion ||
-      instr.opcode() == HloOpcode::kCustomCall ||
+  if (instr.opcode() == HloOpcode::kFusion || instr.opcode() == HloOpcode::kCustomCall ||
       instr.opcode() == HloOpcode::kAsyncStart) {
     if (std::optional<std::string_view> a = instr.attribute("output_to_operand_aliasing")) {
       for (const InPlacePair& p : ParseOutputToOperandAliasing(*a)) {

@@ -107,8 +107,10 @@ std::vector<LineFacts> CollectLineFacts(const SourceIndex& index, const Executio
   for (auto& [key, f] : by_line) {
     for (const CopyFinding* c : f.copies) {
       if (!f.copy_bytes_per_call) break;
-      if (!c->total_bytes) f.copy_bytes_per_call = std::nullopt;
-      else *f.copy_bytes_per_call += *c->total_bytes;
+      if (!c->total_bytes)
+        f.copy_bytes_per_call = std::nullopt;
+      else
+        *f.copy_bytes_per_call += *c->total_bytes;
     }
     out.push_back(std::move(f));
   }

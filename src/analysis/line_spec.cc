@@ -1,10 +1,10 @@
 #include "hloscope/analysis/line_spec.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <charconv>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "hloscope/analysis/source_files.h"
 
@@ -31,7 +31,6 @@ bool ParseRange(std::string_view s, int64_t* first, int64_t* last) {
 }
 
 }  // namespace
-
 
 bool SourceFileMatches(std::string_view path, std::string_view spec_file) {
   if (spec_file.empty()) return true;

@@ -25,8 +25,7 @@ LoopFinding AnalyzeLoop(const CheckContext& ctx, const HloInstruction* w,
   // Copies per iteration: copies whose enclosing loops include this while.
   std::optional<int64_t> copy_bytes = 0;
   for (const CopyFinding& c : copies) {
-    if (std::find(c.enclosing_loops.begin(), c.enclosing_loops.end(), w) == c.enclosing_loops.end())
-      continue;
+    if (std::find(c.enclosing_loops.begin(), c.enclosing_loops.end(), w) == c.enclosing_loops.end()) continue;
     if (!c.bytes || !c.executions || !body_runs || *body_runs == 0) {
       copy_bytes = std::nullopt;
       break;
@@ -49,7 +48,7 @@ LoopFinding AnalyzeLoop(const CheckContext& ctx, const HloInstruction* w,
     for (int64_t j = 0; j < root->operand_count(); ++j) {
       HloPosition d = DefiningPosition(root->operand(j), {});
       if (d.instruction == param && d.index == ShapeIndex{j}) continue;  // passed through
-      if (ctx.CopyAt(d)) continue;  // counted as a copy
+      if (ctx.CopyAt(d)) continue;                                       // counted as a copy
       // Walk back through in-place updates on the same buffer.
       HloPosition cur = d;
       bool in_place_chain = false;

@@ -19,8 +19,7 @@ ModuleStats ComputeModuleStats(const HloModule& module) {
     for (const HloInstruction* instr : comp->instructions()) {
       ++stats.instructions;
       ++stats.instructions_by_opcode[std::string(instr->opcode_text())];
-      if (instr->opcode() == HloOpcode::kUnknown)
-        unknown.insert(std::string(instr->opcode_text()));
+      if (instr->opcode() == HloOpcode::kUnknown) unknown.insert(std::string(instr->opcode_text()));
     }
   }
   stats.unknown_opcodes.assign(unknown.begin(), unknown.end());
@@ -31,8 +30,10 @@ ModuleStats ComputeModuleStats(const HloModule& module) {
     if (!p) continue;
     ++stats.parameter_count;
     std::optional<int64_t> b = LeafByteSizeOf(p->shape());
-    if (b) total += *b;
-    else known = false;
+    if (b)
+      total += *b;
+    else
+      known = false;
   }
   if (known) stats.parameter_bytes = total;
   stats.output_bytes = LeafByteSizeOf(entry->root_instruction()->shape());

@@ -24,8 +24,8 @@ bool Contains(const std::vector<const UpdateFinding*>& v, const UpdateFinding* u
 }  // namespace
 
 bool GateOptions::any() const {
-  return fail_on_copies_in_loops || fail_on_out_of_place || fail_on_contradiction ||
-         max_copy_bytes || max_copies || max_copies_in_loops || max_copy_bytes_in_loops;
+  return fail_on_copies_in_loops || fail_on_out_of_place || fail_on_contradiction || max_copy_bytes ||
+         max_copies || max_copies_in_loops || max_copy_bytes_in_loops;
 }
 
 bool CountsForGates(const CopyFinding& copy, const GateOptions& options) {
@@ -71,8 +71,7 @@ void EvaluateModule(const ModuleCheck& m, const GateOptions& o, std::vector<Viol
       if (std::find(shown.begin(), shown.end(), &c) != shown.end()) continue;
       if (o.selective()) {
         bool serves = false;
-        for (const UpdateFinding* u : chosen)
-          serves |= u->runs_on && *u->runs_on == c.copy;
+        for (const UpdateFinding* u : chosen) serves |= u->runs_on && *u->runs_on == c.copy;
         for (const CopyFeed& f : c.feeds)
           if (f.kind == CopyFeed::Kind::kUpdate)
             if (const UpdateFinding* u = m.FindUpdate(f.update); u && Contains(chosen, u)) serves = true;
@@ -111,8 +110,10 @@ void EvaluateModule(const ModuleCheck& m, const GateOptions& o, std::vector<Viol
     v.limit = *limit;
     v.copies = cs;
     for (const CopyFinding* c : cs) {
-      if (!c->total_bytes) v.amount_unknown = true;
-      else v.amount += *c->total_bytes;
+      if (!c->total_bytes)
+        v.amount_unknown = true;
+      else
+        v.amount += *c->total_bytes;
     }
     if (v.amount > *limit || v.amount_unknown) out.push_back(std::move(v));
   };
@@ -138,8 +139,7 @@ void EvaluateModule(const ModuleCheck& m, const GateOptions& o, std::vector<Viol
 
 }  // namespace
 
-std::vector<Violation> EvaluateGates(const std::vector<const ModuleCheck*>& modules,
-                                     const GateOptions& o) {
+std::vector<Violation> EvaluateGates(const std::vector<const ModuleCheck*>& modules, const GateOptions& o) {
   std::vector<Violation> out;
   bool any_selected = false;
   for (const ModuleCheck* m : modules) EvaluateModule(*m, o, &out, &any_selected);

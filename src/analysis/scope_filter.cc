@@ -9,12 +9,22 @@ namespace {
 
 // Segments JAX adds by itself around the user's scopes.
 bool IsJaxWrapperName(std::string_view s) {
-  static constexpr std::array<std::string_view, 16> kNames = {
-      "while",          "body",          "cond",       "closed_call",
-      "core_call",      "checkpoint",    "remat",      "remat2",
-      "rematted_computation", "custom_jvp_call", "custom_vjp_call",
-      "custom_vjp_call_jaxpr", "pjit",   "jit",        "scan",
-      "shard_map"};
+  static constexpr std::array<std::string_view, 16> kNames = {"while",
+                                                              "body",
+                                                              "cond",
+                                                              "closed_call",
+                                                              "core_call",
+                                                              "checkpoint",
+                                                              "remat",
+                                                              "remat2",
+                                                              "rematted_computation",
+                                                              "custom_jvp_call",
+                                                              "custom_vjp_call",
+                                                              "custom_vjp_call_jaxpr",
+                                                              "pjit",
+                                                              "jit",
+                                                              "scan",
+                                                              "shard_map"};
   for (std::string_view n : kNames)
     if (s == n) return true;
   // cond/switch branches: branch_0_fun, branch_1_fun, ...
@@ -27,8 +37,8 @@ bool IsJaxWrapperName(std::string_view s) {
 }
 
 bool IsIdentChar(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-         c == '_' || c == '.' || c == '-';
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' ||
+         c == '-';
 }
 
 // `name(inner)` spanning the whole text: returns true and sets fn/inner.
@@ -41,8 +51,10 @@ bool SplitCall(std::string_view s, std::string_view* fn, std::string_view* inner
   // The '(' at `open` must close at the very end.
   int depth = 0;
   for (size_t i = open; i < s.size(); ++i) {
-    if (s[i] == '(') ++depth;
-    else if (s[i] == ')' && --depth == 0 && i + 1 != s.size()) return false;
+    if (s[i] == '(')
+      ++depth;
+    else if (s[i] == ')' && --depth == 0 && i + 1 != s.size())
+      return false;
   }
   *fn = s.substr(0, open);
   *inner = s.substr(open + 1, s.size() - open - 2);
@@ -76,8 +88,10 @@ std::vector<std::string_view> SplitTopLevel(std::string_view s) {
   size_t start = 0;
   for (size_t i = 0; i < s.size(); ++i) {
     char c = s[i];
-    if (c == '(' || c == '[' || c == '{') ++depth;
-    else if ((c == ')' || c == ']' || c == '}') && depth > 0) --depth;
+    if (c == '(' || c == '[' || c == '{')
+      ++depth;
+    else if ((c == ')' || c == ']' || c == '}') && depth > 0)
+      --depth;
     else if (c == '/' && depth == 0) {
       out.push_back(s.substr(start, i - start));
       start = i + 1;
@@ -152,9 +166,7 @@ bool ScopeMatcher::Matches(std::string_view op_name) const {
 void FilterFindingsByScope(ModuleCheck* check, std::string_view scope) {
   if (scope.empty()) return;
   ScopeMatcher matcher(scope);
-  auto in_scope = [&](const std::optional<SourceLocation>& s) {
-    return s && matcher.Matches(s->op_name);
-  };
+  auto in_scope = [&](const std::optional<SourceLocation>& s) { return s && matcher.Matches(s->op_name); };
   // A copy belongs to the scope of an update it feeds, too (copies have no
   // op_name of their own).
   std::set<std::pair<const HloInstruction*, const HloInstruction*>> updates_in_scope;
@@ -171,9 +183,8 @@ void FilterFindingsByScope(ModuleCheck* check, std::string_view scope) {
   std::erase_if(check->updates, [&](const UpdateFinding& u) { return !in_scope(u.source); });
   std::set<const HloInstruction*> loops;
   for (const CopyFinding& c : check->copies) loops.insert(c.enclosing_loops.begin(), c.enclosing_loops.end());
-  std::erase_if(check->loops, [&](const LoopFinding& l) {
-    return !in_scope(l.source) && !loops.count(l.loop);
-  });
+  std::erase_if(check->loops,
+                [&](const LoopFinding& l) { return !in_scope(l.source) && !loops.count(l.loop); });
   check->Reindex();
 }
 

@@ -1,7 +1,8 @@
 #include "hloscope/analysis/source_files.h"
 
-#include <fstream>
 #include <sys/stat.h>
+
+#include <fstream>
 
 namespace hloscope {
 namespace {

@@ -1,16 +1,15 @@
 #include "hloscope/analysis/source_index.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <set>
 #include <tuple>
-
-#include <fmt/format.h>
 
 #include "hloscope/analysis/call_graph.h"
 #include "hloscope/analysis/scope_filter.h"
 
 namespace hloscope {
-
 
 int32_t SourceIndex::Intern(const std::string& key, SourceLocation loc) {
   auto it = entry_by_key_.find(key);
@@ -21,8 +20,7 @@ int32_t SourceIndex::Intern(const std::string& key, SourceLocation loc) {
   return id;
 }
 
-SourceIndex::SourceIndex(const HloModule& module, const ModuleCheck* check,
-                         const SourceOptions& options)
+SourceIndex::SourceIndex(const HloModule& module, const ModuleCheck* check, const SourceOptions& options)
     : module_(module) {
   size_t n = 0;
   for (const HloComputation* comp : module.computations())
@@ -40,19 +38,19 @@ SourceIndex::SourceIndex(const HloModule& module, const ModuleCheck* check,
   const StackFrameIndex& tables = module.stack_frames();
   for (const FileLocation& fl : tables.file_locations) {
     if (fl.file_name_id < 1 || fl.file_name_id > static_cast<int64_t>(tables.file_names.size()) ||
-        fl.function_name_id < 1 ||
-        fl.function_name_id > static_cast<int64_t>(tables.function_names.size()))
+        fl.function_name_id < 1 || fl.function_name_id > static_cast<int64_t>(tables.function_names.size()))
       continue;
-    function_at.emplace(std::make_tuple(CUnescape(tables.file_names[fl.file_name_id - 1]), fl.line, fl.column),
-                        CUnescape(tables.function_names[fl.function_name_id - 1]));
+    function_at.emplace(
+        std::make_tuple(CUnescape(tables.file_names[fl.file_name_id - 1]), fl.line, fl.column),
+        CUnescape(tables.function_names[fl.function_name_id - 1]));
   }
 
   // Own metadata, resolved once per distinct frame / inline location.
   for (const HloInstruction* instr : instrs_) {
     const OpMetadata* md = instr->metadata();
     if (!md) continue;
-    std::string key = fmt::format("m:{}|{}|{}|{}", md->stack_frame_id, md->source_file,
-                                  md->source_line, md->source_column);
+    std::string key =
+        fmt::format("m:{}|{}|{}|{}", md->stack_frame_id, md->source_file, md->source_line, md->source_column);
     auto it = entry_by_key_.find(key);
     int32_t id;
     if (it != entry_by_key_.end()) {
@@ -145,8 +143,7 @@ bool SourceIndex::HasLine(const HloInstruction& instr) const {
 }
 
 std::string SourceIndex::OpNameOf(const HloInstruction& instr) const {
-  if (instr.metadata() && !instr.metadata()->op_name.empty())
-    return CUnescape(instr.metadata()->op_name);
+  if (instr.metadata() && !instr.metadata()->op_name.empty()) return CUnescape(instr.metadata()->op_name);
   if (instr.id() < entry_of_.size() && entry_of_[instr.id()] >= 0)
     return entries_[entry_of_[instr.id()]].loc.op_name;
   return "";
@@ -157,8 +154,7 @@ const HloInstruction* SourceIndex::KernelOf(const HloInstruction& instr) const {
   return it == kernel_caller_.end() ? &instr : it->second;
 }
 
-std::vector<const HloInstruction*> SourceIndex::Find(const LineSpec& spec,
-                                                     std::string_view scope) const {
+std::vector<const HloInstruction*> SourceIndex::Find(const LineSpec& spec, std::string_view scope) const {
   std::vector<char> entry_ok(entries_.size());
   for (size_t e = 0; e < entries_.size(); ++e) entry_ok[e] = spec.Matches(entries_[e].loc);
   std::vector<const HloInstruction*> out;
@@ -178,6 +174,5 @@ std::vector<std::string> SourceIndex::Files() const {
     if (!e.loc.file.empty()) files.insert(e.loc.file);
   return {files.begin(), files.end()};
 }
-
 
 }  // namespace hloscope

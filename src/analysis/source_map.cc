@@ -14,9 +14,15 @@ std::string CUnescape(std::string_view s) {
     }
     char n = s[++i];
     switch (n) {
-      case 'n': out += '\n'; break;
-      case 't': out += '\t'; break;
-      case 'r': out += '\r'; break;
+      case 'n':
+        out += '\n';
+        break;
+      case 't':
+        out += '\t';
+        break;
+      case 'r':
+        out += '\r';
+        break;
       case 'x': {
         int v = 0, k = 0;
         while (k < 2 && i + 1 < s.size() && std::isxdigit(static_cast<unsigned char>(s[i + 1]))) {
@@ -54,8 +60,7 @@ bool IsLibrary(const std::string& file, const SourceOptions& options) {
 
 }  // namespace
 
-std::optional<SourceLocation> ResolveSource(const HloModule& module,
-                                            const HloInstruction& instr,
+std::optional<SourceLocation> ResolveSource(const HloModule& module, const HloInstruction& instr,
                                             const SourceOptions& options) {
   const OpMetadata* md = instr.metadata();
   if (!md) return std::nullopt;

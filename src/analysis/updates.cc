@@ -67,8 +67,8 @@ bool FusionFullRewrite(const HloInstruction* fusion, const HloInstruction* dus) 
 
 // An in-place verdict against the dump: the update's output and its
 // operand's value must have the same allocation and offset.
-void ConfirmInPlace(const CheckContext& ctx, const HloPosition& output,
-                    const HloPosition& operand_value, UpdateFinding* u) {
+void ConfirmInPlace(const CheckContext& ctx, const HloPosition& output, const HloPosition& operand_value,
+                    UpdateFinding* u) {
   const BufferAssignment* ba = ctx.buffer_assignment();
   if (!ba) return;
   Confirmation& c = u->confirmation;
@@ -217,9 +217,8 @@ void UpdateFinder::AddFusedUpdates(const HloInstruction* fusion) {
         frontier.pop_back();
         for (const HloInstruction* user : n->users()) {
           HloOpcode op = user->opcode();
-          bool carries = IsElementwiseOpcode(op) || op == HloOpcode::kBitcast ||
-                         op == HloOpcode::kReshape || op == HloOpcode::kTranspose ||
-                         op == HloOpcode::kCopy;
+          bool carries = IsElementwiseOpcode(op) || op == HloOpcode::kBitcast || op == HloOpcode::kReshape ||
+                         op == HloOpcode::kTranspose || op == HloOpcode::kCopy;
           if (!carries) continue;
           auto it = outputs.find(user);
           if (it != outputs.end()) {
@@ -234,8 +233,7 @@ void UpdateFinder::AddFusedUpdates(const HloInstruction* fusion) {
       // The buffer written is the fusion's output (e.g. bf16), not the
       // fused update's own shape (the f32 it computes in).
       u.site.output_index = out->second;
-      if (const Shape* written = fusion->shape().Subshape(out->second))
-        u.buffer_bytes = ByteSizeOf(*written);
+      if (const Shape* written = fusion->shape().Subshape(out->second)) u.buffer_bytes = ByteSizeOf(*written);
       u.verdict = UpdateVerdict::kOutOfPlace;
       u.bytes_written = u.buffer_bytes;
       ConfirmOutOfPlace(fusion, out->second, &u);

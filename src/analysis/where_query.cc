@@ -5,8 +5,8 @@
 
 namespace hloscope {
 
-WhereResult FindWhere(const SourceIndex& index, const ExecutionCounts& counts,
-                      const ModuleCheck& check, const WhereQuery& query) {
+WhereResult FindWhere(const SourceIndex& index, const ExecutionCounts& counts, const ModuleCheck& check,
+                      const WhereQuery& query) {
   WhereResult w;
   LineQuery q;
   q.spec = query.spec;

@@ -4,11 +4,11 @@
 // the command in app/commands.h.
 #include "hloscope/app/cli.h"
 
-#include <functional>
-#include <memory>
+#include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
-#include <fmt/format.h>
+#include <functional>
+#include <memory>
 
 #include "hloscope/app/commands.h"
 #include "hloscope/support/version.h"
@@ -42,7 +42,8 @@ void AddInput(CLI::App* cmd, InputFlags* f, bool with_format = true) {
 void AddBufferAssignment(CLI::App* cmd, InputFlags* f) {
   cmd->add_option("--buffer-assignment", f->buffer_assignment,
                   "XLA's -buffer-assignment.txt dump (found automatically beside a dump)");
-  cmd->add_flag("--no-buffer-assignment", f->no_buffer_assignment, "do not look for the buffer-assignment dump");
+  cmd->add_flag("--no-buffer-assignment", f->no_buffer_assignment,
+                "do not look for the buffer-assignment dump");
 }
 
 void AddScope(CLI::App* cmd, std::string* scope) {
@@ -81,12 +82,14 @@ Runner AddCheck(CLI::App& app) {
   AddInput(cmd, &f->in);
   AddBufferAssignment(cmd, &f->in);
   GateOptions& g = f->req.gates;
-  cmd->add_flag("--fail-on-copies-in-loops", g.fail_on_copies_in_loops, "exit 1 if any array copy runs inside a loop");
+  cmd->add_flag("--fail-on-copies-in-loops", g.fail_on_copies_in_loops,
+                "exit 1 if any array copy runs inside a loop");
   cmd->add_flag("--fail-on-out-of-place", g.fail_on_out_of_place,
                 "exit 1 if any update is not in place (out of place, on a copy, or contradicted by XLA)");
   cmd->add_flag("--fail-on-contradiction", g.fail_on_contradiction,
                 "exit 1 if the buffer assignment contradicts a verdict");
-  cmd->add_option("--max-copy-bytes", g.max_copy_bytes, "exit 1 if array copies move more than N bytes per call");
+  cmd->add_option("--max-copy-bytes", g.max_copy_bytes,
+                  "exit 1 if array copies move more than N bytes per call");
   cmd->add_option("--max-copies", g.max_copies, "exit 1 if there are more than N array copies");
   cmd->add_option("--max-copies-in-loops", g.max_copies_in_loops,
                   "exit 1 if more than N array copies run inside loops");
@@ -117,10 +120,12 @@ Runner AddCheck(CLI::App& app) {
 
 Runner AddStats(CLI::App& app) {
   auto f = std::make_shared<InputFlags>();
-  CLI::App* cmd = app.add_subcommand("stats", "Computations by role, instructions by opcode, parameter and output bytes");
+  CLI::App* cmd =
+      app.add_subcommand("stats", "Computations by role, instructions by opcode, parameter and output bytes");
   AddInput(cmd, f.get());
   return [f](std::ostream& out, std::ostream& err) {
-    return WithSession(*f, false, err, [&](Session& s) { return RunStatsCommand(s, f->output_format(), out); });
+    return WithSession(*f, false, err,
+                       [&](Session& s) { return RunStatsCommand(s, f->output_format(), out); });
   };
 }
 
@@ -139,9 +144,10 @@ Runner AddFusions(CLI::App& app) {
     FusionsRequest req;
   };
   auto f = std::make_shared<Flags>();
-  CLI::App* cmd = app.add_subcommand(
-      "fusions", "Every kernel (fusion): its kind, the operations and source lines fused into it, "
-                 "bytes read and written, executions per call");
+  CLI::App* cmd =
+      app.add_subcommand("fusions",
+                         "Every kernel (fusion): its kind, the operations and source lines fused into it, "
+                         "bytes read and written, executions per call");
   AddInput(cmd, &f->in);
   AddBufferAssignment(cmd, &f->in);
   AddScope(cmd, &f->req.scope);
@@ -158,11 +164,13 @@ Runner AddWhere(CLI::App& app) {
     WhereRequest req;
   };
   auto f = std::make_shared<Flags>();
-  CLI::App* cmd = app.add_subcommand(
-      "where", "The HLO instructions that come from a line of your code (train.py:42, :42-50, "
-               "train.py:42-50, or a function name), with their kernel, loop, copies and updates");
+  CLI::App* cmd =
+      app.add_subcommand("where",
+                         "The HLO instructions that come from a line of your code (train.py:42, :42-50, "
+                         "train.py:42-50, or a function name), with their kernel, loop, copies and updates");
   AddInput(cmd, &f->in);
-  cmd->add_option("LOCATION", f->location, "FILE.py:LINE, FILE.py:FIRST-LAST, :LINE, FILE.py, or a function name");
+  cmd->add_option("LOCATION", f->location,
+                  "FILE.py:LINE, FILE.py:FIRST-LAST, :LINE, FILE.py, or a function name");
   AddBufferAssignment(cmd, &f->in);
   AddScope(cmd, &f->req.query.scope);
   AddSourceRoots(cmd, &f->req.source_roots);
@@ -190,9 +198,10 @@ Runner AddAnnotate(CLI::App& app) {
     AnnotateRequest req;
   };
   auto f = std::make_shared<Flags>();
-  CLI::App* cmd = app.add_subcommand(
-      "annotate", "Your Python source with each line's copies, update verdicts and kernels in a "
-                  "gutter (like pprof -list)");
+  CLI::App* cmd =
+      app.add_subcommand("annotate",
+                         "Your Python source with each line's copies, update verdicts and kernels in a "
+                         "gutter (like pprof -list)");
   AddInput(cmd, &f->in);
   AddBufferAssignment(cmd, &f->in);
   AddSourceRoots(cmd, &f->req.source_roots);
@@ -213,9 +222,10 @@ Runner AddExplain(CLI::App& app) {
     ExplainRequest req;
   };
   auto f = std::make_shared<Flags>();
-  CLI::App* cmd = app.add_subcommand(
-      "explain", "One instruction in plain words (opcode, shape and layout, fusion kind, metadata, "
-                 "in place or not); without INSTRUCTION, a guided reading of the module");
+  CLI::App* cmd =
+      app.add_subcommand("explain",
+                         "One instruction in plain words (opcode, shape and layout, fusion kind, metadata, "
+                         "in place or not); without INSTRUCTION, a guided reading of the module");
   AddInput(cmd, &f->in);
   cmd->add_option("INSTRUCTION", f->req.instruction,
                   "instruction name, e.g. copy.7, %fusion.3 or COMPUTATION/NAME");

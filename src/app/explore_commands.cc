@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 
 #include "hloscope/analysis/instruction_facts.h"
-#include "hloscope/ir/name_index.h"
 #include "hloscope/app/commands.h"
+#include "hloscope/ir/name_index.h"
 #include "hloscope/report/render_explain.h"
 #include "hloscope/report/render_fusions.h"
 #include "hloscope/report/render_where.h"
@@ -20,8 +20,10 @@ int RunFusionsCommand(Session& session, const FusionsRequest& request, std::ostr
   }
   std::vector<const ModuleFusions*> modules;
   for (const ModuleFusions& m : all) modules.push_back(&m);
-  if (request.format == OutputFormat::kJson) out << JsonText(FusionsToJson(modules, request.scope));
-  else RenderFusionsText(modules, request.scope, out);
+  if (request.format == OutputFormat::kJson)
+    out << JsonText(FusionsToJson(modules, request.scope));
+  else
+    RenderFusionsText(modules, request.scope, out);
   return kExitOk;
 }
 
@@ -32,8 +34,10 @@ int RunWhereCommand(Session& session, const WhereRequest& request, std::ostream&
     results.push_back({a, FindWhere(a->sources, a->counts, a->check, request.query)});
   }
   SourceFiles files(request.source_roots);
-  if (request.format == OutputFormat::kJson) out << JsonText(WhereToJson(results, request.query, files));
-  else RenderWhereText(results, request.query, files, out);
+  if (request.format == OutputFormat::kJson)
+    out << JsonText(WhereToJson(results, request.query, files));
+  else
+    RenderWhereText(results, request.query, files, out);
   return kExitOk;
 }
 
@@ -77,7 +81,8 @@ int RunExplainCommand(Session& session, const ExplainRequest& request, std::ostr
     if (found.matches.empty()) continue;
     if (!found.instruction) {
       std::vector<std::string> names;
-      for (const HloInstruction* i : found.matches) names.push_back(fmt::format("{}/{}", i->parent()->name(), i->name()));
+      for (const HloInstruction* i : found.matches)
+        names.push_back(fmt::format("{}/{}", i->parent()->name(), i->name()));
       err << fmt::format("hloscope explain: '{}' is ambiguous in {}: {} (write COMPUTATION/NAME)\n",
                          request.instruction, a->module.name(), fmt::join(names, ", "));
       return kExitError;

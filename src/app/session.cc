@@ -6,8 +6,8 @@ Result<std::unique_ptr<Session>> Session::Open(const SessionRequest& request) {
   std::unique_ptr<Session> s(new Session());
   ParseOptions parse;
   parse.path = request.path.empty() ? "<input>" : request.path;
-  Result<HloModuleGroup> group = request.text ? ParseHloText(*request.text, parse)
-                                              : ParseHloFile(request.path, parse);
+  Result<HloModuleGroup> group =
+      request.text ? ParseHloText(*request.text, parse) : ParseHloFile(request.path, parse);
   if (!group.ok()) return group.error();
   s->group_ = std::move(group).value();
 

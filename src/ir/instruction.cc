@@ -12,8 +12,7 @@ HloComputation* HloInstruction::called(CallRole role) const {
   return nullptr;
 }
 
-std::optional<std::string_view> HloInstruction::attribute(
-    std::string_view name) const {
+std::optional<std::string_view> HloInstruction::attribute(std::string_view name) const {
   for (const HloAttribute& a : attributes_)
     if (a.name == name) return a.value;
   return std::nullopt;

@@ -1,8 +1,8 @@
 #include "hloscope/ir/module.h"
 
-#include "hloscope/ir/name_index.h"
-
 #include <algorithm>
+
+#include "hloscope/ir/name_index.h"
 
 namespace hloscope {
 
@@ -35,8 +35,7 @@ int64_t HloModule::LineOf(uint64_t offset) const {
   if (line_starts_.empty()) {
     line_starts_.push_back(0);
     std::string_view s = source_text_;
-    for (size_t i = s.find('\n'); i != std::string_view::npos;
-         i = s.find('\n', i + 1))
+    for (size_t i = s.find('\n'); i != std::string_view::npos; i = s.find('\n', i + 1))
       line_starts_.push_back(i + 1);
   }
   auto it = std::upper_bound(line_starts_.begin(), line_starts_.end(), offset);
@@ -46,8 +45,8 @@ int64_t HloModule::LineOf(uint64_t offset) const {
 size_t HloModule::MemoryUsage() const {
   size_t shapes = 0;
   for (const Shape& s : shapes_)
-    shapes += sizeof(Shape) + s.dimensions.capacity() * 8 +
-              s.tuple_shapes.capacity() * 8 + s.type_name.capacity();
+    shapes +=
+        sizeof(Shape) + s.dimensions.capacity() * 8 + s.tuple_shapes.capacity() * 8 + s.type_name.capacity();
   return arena_.bytes_reserved() + shapes;
 }
 

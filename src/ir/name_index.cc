@@ -27,8 +27,7 @@ std::span<const HloComputation* const> HloNameIndex::ComputationsNamed(std::stri
   return it->second;
 }
 
-const HloInstruction* HloNameIndex::FindInstruction(const HloComputation& comp,
-                                                    std::string_view name) const {
+const HloInstruction* HloNameIndex::FindInstruction(const HloComputation& comp, std::string_view name) const {
   auto it = first_.find(name);
   if (it == first_.end()) return nullptr;
   if (it->second->parent() == &comp) return it->second;

@@ -69,29 +69,64 @@ HloOpcode StringToHloOpcode(std::string_view text) {
 
 bool IsElementwiseOpcode(HloOpcode op) {
   switch (op) {
-    case HloOpcode::kAbs: case HloOpcode::kAcos: case HloOpcode::kAcosh:
-    case HloOpcode::kAdd: case HloOpcode::kAnd: case HloOpcode::kAsin:
-    case HloOpcode::kAsinh: case HloOpcode::kAtan: case HloOpcode::kAtan2:
-    case HloOpcode::kAtanh: case HloOpcode::kBitcastConvert:
-    case HloOpcode::kCbrt: case HloOpcode::kCeil: case HloOpcode::kClamp:
-    case HloOpcode::kClz: case HloOpcode::kCompare: case HloOpcode::kComplex:
-    case HloOpcode::kConvert: case HloOpcode::kCopy: case HloOpcode::kCos:
-    case HloOpcode::kCosh: case HloOpcode::kDivide: case HloOpcode::kErf:
-    case HloOpcode::kExp: case HloOpcode::kExpm1: case HloOpcode::kFloor:
-    case HloOpcode::kImag: case HloOpcode::kIsFinite: case HloOpcode::kLog:
-    case HloOpcode::kLog1p: case HloOpcode::kLogistic:
-    case HloOpcode::kMaximum: case HloOpcode::kMinimum:
-    case HloOpcode::kMultiply: case HloOpcode::kNegate: case HloOpcode::kNot:
-    case HloOpcode::kOr: case HloOpcode::kPopulationCount:
-    case HloOpcode::kPower: case HloOpcode::kReal:
-    case HloOpcode::kReducePrecision: case HloOpcode::kRemainder:
-    case HloOpcode::kRoundNearestAfz: case HloOpcode::kRoundNearestEven:
-    case HloOpcode::kRsqrt: case HloOpcode::kSelect:
-    case HloOpcode::kShiftLeft: case HloOpcode::kShiftRightArithmetic:
-    case HloOpcode::kShiftRightLogical: case HloOpcode::kSign:
-    case HloOpcode::kSin: case HloOpcode::kSinh: case HloOpcode::kSqrt:
-    case HloOpcode::kStochasticConvert: case HloOpcode::kSubtract:
-    case HloOpcode::kTan: case HloOpcode::kTanh: case HloOpcode::kXor:
+    case HloOpcode::kAbs:
+    case HloOpcode::kAcos:
+    case HloOpcode::kAcosh:
+    case HloOpcode::kAdd:
+    case HloOpcode::kAnd:
+    case HloOpcode::kAsin:
+    case HloOpcode::kAsinh:
+    case HloOpcode::kAtan:
+    case HloOpcode::kAtan2:
+    case HloOpcode::kAtanh:
+    case HloOpcode::kBitcastConvert:
+    case HloOpcode::kCbrt:
+    case HloOpcode::kCeil:
+    case HloOpcode::kClamp:
+    case HloOpcode::kClz:
+    case HloOpcode::kCompare:
+    case HloOpcode::kComplex:
+    case HloOpcode::kConvert:
+    case HloOpcode::kCopy:
+    case HloOpcode::kCos:
+    case HloOpcode::kCosh:
+    case HloOpcode::kDivide:
+    case HloOpcode::kErf:
+    case HloOpcode::kExp:
+    case HloOpcode::kExpm1:
+    case HloOpcode::kFloor:
+    case HloOpcode::kImag:
+    case HloOpcode::kIsFinite:
+    case HloOpcode::kLog:
+    case HloOpcode::kLog1p:
+    case HloOpcode::kLogistic:
+    case HloOpcode::kMaximum:
+    case HloOpcode::kMinimum:
+    case HloOpcode::kMultiply:
+    case HloOpcode::kNegate:
+    case HloOpcode::kNot:
+    case HloOpcode::kOr:
+    case HloOpcode::kPopulationCount:
+    case HloOpcode::kPower:
+    case HloOpcode::kReal:
+    case HloOpcode::kReducePrecision:
+    case HloOpcode::kRemainder:
+    case HloOpcode::kRoundNearestAfz:
+    case HloOpcode::kRoundNearestEven:
+    case HloOpcode::kRsqrt:
+    case HloOpcode::kSelect:
+    case HloOpcode::kShiftLeft:
+    case HloOpcode::kShiftRightArithmetic:
+    case HloOpcode::kShiftRightLogical:
+    case HloOpcode::kSign:
+    case HloOpcode::kSin:
+    case HloOpcode::kSinh:
+    case HloOpcode::kSqrt:
+    case HloOpcode::kStochasticConvert:
+    case HloOpcode::kSubtract:
+    case HloOpcode::kTan:
+    case HloOpcode::kTanh:
+    case HloOpcode::kXor:
       return true;
     default:
       return false;

@@ -84,8 +84,7 @@ std::optional<int> GuessBitWidthFromName(std::string_view name) {
   // f8e4m3xyz -> 8; s12 -> 12; c256 -> 256. The digits right after the
   // leading letter(s) give the width in every XLA type name so far.
   size_t i = 0;
-  while (i < name.size() && std::isalpha(static_cast<unsigned char>(name[i])))
-    ++i;
+  while (i < name.size() && std::isalpha(static_cast<unsigned char>(name[i]))) ++i;
   if (i == 0 || i > 2 || i == name.size()) return std::nullopt;
   int bits = 0;
   auto [p, ec] = std::from_chars(name.data() + i, name.data() + name.size(), bits);

@@ -7,10 +7,8 @@ namespace hloscope {
 std::string PrintInstruction(const HloInstruction& instr) {
   std::string out;
   if (instr.is_root()) out += "ROOT ";
-  out += fmt::format("%{} = {} {}(", instr.name(), instr.shape().ToString(),
-                     instr.opcode_text());
-  if (instr.opcode() == HloOpcode::kParameter ||
-      instr.opcode() == HloOpcode::kConstant) {
+  out += fmt::format("%{} = {} {}(", instr.name(), instr.shape().ToString(), instr.opcode_text());
+  if (instr.opcode() == HloOpcode::kParameter || instr.opcode() == HloOpcode::kConstant) {
     out += instr.operand_text();
   } else {
     bool first = true;
@@ -46,15 +44,14 @@ std::string PrintModule(const HloModule& module, const PrintOptions& options) {
       out += fmt::format(
           "{} {{file_name_id={} function_name_id={} line={} end_line={} "
           "column={} end_column={}}}\n",
-          i + 1, l.file_name_id, l.function_name_id, l.line, l.end_line,
-          l.column, l.end_column);
+          i + 1, l.file_name_id, l.function_name_id, l.line, l.end_line, l.column, l.end_column);
     }
     out += "\nStackFrames\n";
     for (size_t i = 0; i < frames.stack_frames.size(); ++i) {
       const StackFrameRow& f = frames.stack_frames[i];
       // Text convention: proto parent + 1 (1 = root).
-      out += fmt::format("{} {{file_location_id={} parent_frame_id={}}}\n", i + 1,
-                         f.file_location_id, f.parent_frame_id + 1);
+      out += fmt::format("{} {{file_location_id={} parent_frame_id={}}}\n", i + 1, f.file_location_id,
+                         f.parent_frame_id + 1);
     }
     out += "\n";
   }

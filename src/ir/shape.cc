@@ -17,9 +17,7 @@ bool Shape::IsDynamic() const {
 std::optional<int64_t> Shape::ElementCount() const {
   int64_t n = 1;
   for (size_t i = 0; i < dimensions.size(); ++i) {
-    if (!dimension_kinds.empty() &&
-        dimension_kinds[i] == DimensionKind::kUnbounded)
-      return std::nullopt;
+    if (!dimension_kinds.empty() && dimension_kinds[i] == DimensionKind::kUnbounded) return std::nullopt;
     int64_t d = dimensions[i];
     if (d < 0) return std::nullopt;
     if (d != 0 && n > INT64_MAX / d) return std::nullopt;
@@ -31,9 +29,7 @@ std::optional<int64_t> Shape::ElementCount() const {
 const Shape* Shape::Subshape(const ShapeIndex& index) const {
   const Shape* s = this;
   for (int64_t i : index) {
-    if (!s->IsTuple() || i < 0 ||
-        i >= static_cast<int64_t>(s->tuple_shapes.size()))
-      return nullptr;
+    if (!s->IsTuple() || i < 0 || i >= static_cast<int64_t>(s->tuple_shapes.size())) return nullptr;
     s = s->tuple_shapes[i];
   }
   return s;
@@ -56,14 +52,12 @@ std::string Shape::ToString(bool print_layout) const {
     return out + ")";
   }
   if (is_buffer)
-    return "b(" + (tuple_shapes.empty() ? std::string()
-                                        : tuple_shapes[0]->ToString(print_layout)) + ")";
+    return "b(" + (tuple_shapes.empty() ? std::string() : tuple_shapes[0]->ToString(print_layout)) + ")";
   std::string out = type_name;
   out += '[';
   for (size_t i = 0; i < dimensions.size(); ++i) {
     if (i) out += ',';
-    DimensionKind k =
-        dimension_kinds.empty() ? DimensionKind::kStatic : dimension_kinds[i];
+    DimensionKind k = dimension_kinds.empty() ? DimensionKind::kStatic : dimension_kinds[i];
     if (k == DimensionKind::kUnbounded) {
       out += '?';
       continue;
@@ -76,24 +70,19 @@ std::string Shape::ToString(bool print_layout) const {
   return out;
 }
 
-std::optional<int64_t> ByteSizeOf(const Shape& shape,
-                                  const ByteSizeOptions& options) {
-  if (shape.IsTuple())
-    return options.pointer_size * static_cast<int64_t>(shape.tuple_shapes.size());
+std::optional<int64_t> ByteSizeOf(const Shape& shape, const ByteSizeOptions& options) {
+  if (shape.IsTuple()) return options.pointer_size * static_cast<int64_t>(shape.tuple_shapes.size());
   if (shape.is_buffer)
-    return shape.tuple_shapes.empty() ? std::nullopt
-                                      : ByteSizeOf(*shape.tuple_shapes[0], options);
+    return shape.tuple_shapes.empty() ? std::nullopt : ByteSizeOf(*shape.tuple_shapes[0], options);
   if (shape.element_type == PrimitiveType::kToken) return 0;
   if (shape.element_type == PrimitiveType::kOpaque) return options.pointer_size;
   std::optional<int64_t> elements = shape.ElementCount();
   if (!elements) return std::nullopt;
-  int64_t packed_bits =
-      shape.layout ? shape.layout->element_size_in_bits : 0;
+  int64_t packed_bits = shape.layout ? shape.layout->element_size_in_bits : 0;
   if (packed_bits > 0) {
     // ceil(elements * bits / 8) without overflowing on absurd E(n).
     int64_t q = *elements / 8, r = *elements % 8;
-    if (packed_bits > INT64_MAX / 8 || q > INT64_MAX / packed_bits)
-      return std::nullopt;
+    if (packed_bits > INT64_MAX / 8 || q > INT64_MAX / packed_bits) return std::nullopt;
     int64_t whole = q * packed_bits;
     int64_t rest = (r * packed_bits + 7) / 8;
     if (whole > INT64_MAX - rest) return std::nullopt;
@@ -110,11 +99,9 @@ std::optional<int64_t> ByteSizeOf(const Shape& shape,
 }
 
 namespace {
-std::optional<int64_t> SumByteSizes(const Shape& shape, const ByteSizeOptions& options,
-                                    bool index_tables) {
+std::optional<int64_t> SumByteSizes(const Shape& shape, const ByteSizeOptions& options, bool index_tables) {
   if (!shape.IsTuple()) return ByteSizeOf(shape, options);
-  int64_t total =
-      index_tables ? options.pointer_size * static_cast<int64_t>(shape.tuple_shapes.size()) : 0;
+  int64_t total = index_tables ? options.pointer_size * static_cast<int64_t>(shape.tuple_shapes.size()) : 0;
   for (const Shape* e : shape.tuple_shapes) {
     std::optional<int64_t> b = SumByteSizes(*e, options, index_tables);
     if (!b || *b > INT64_MAX - total) return std::nullopt;
@@ -124,8 +111,7 @@ std::optional<int64_t> SumByteSizes(const Shape& shape, const ByteSizeOptions& o
 }
 }  // namespace
 
-std::optional<int64_t> TotalByteSizeOf(const Shape& shape,
-                                       const ByteSizeOptions& options) {
+std::optional<int64_t> TotalByteSizeOf(const Shape& shape, const ByteSizeOptions& options) {
   return SumByteSizes(shape, options, /*index_tables=*/true);
 }
 
@@ -135,12 +121,9 @@ std::optional<int64_t> LeafByteSizeOf(const Shape& shape, const ByteSizeOptions&
 
 bool ShapesCompatible(const Shape& a, const Shape& b) {
   if (a.IsTuple() || b.IsTuple()) {
-    if (!a.IsTuple() || !b.IsTuple() ||
-        a.tuple_shapes.size() != b.tuple_shapes.size())
-      return false;
+    if (!a.IsTuple() || !b.IsTuple() || a.tuple_shapes.size() != b.tuple_shapes.size()) return false;
     for (size_t i = 0; i < a.tuple_shapes.size(); ++i)
-      if (!ShapesCompatible(*a.tuple_shapes[i], *b.tuple_shapes[i]))
-        return false;
+      if (!ShapesCompatible(*a.tuple_shapes[i], *b.tuple_shapes[i])) return false;
     return true;
   }
   return a.type_name == b.type_name && a.dimensions == b.dimensions;
@@ -150,20 +133,16 @@ bool ShapesEqualWithLayout(const Shape& a, const Shape& b) {
   if (!ShapesCompatible(a, b)) return false;
   if (a.IsTuple()) {
     for (size_t i = 0; i < a.tuple_shapes.size(); ++i)
-      if (!ShapesEqualWithLayout(*a.tuple_shapes[i], *b.tuple_shapes[i]))
-        return false;
+      if (!ShapesEqualWithLayout(*a.tuple_shapes[i], *b.tuple_shapes[i])) return false;
     return true;
   }
   if (a.layout.has_value() != b.layout.has_value()) {
     // A missing layout means the default (major-to-minor) one.
     const Shape& with = a.layout ? a : b;
     const Layout& l = *with.layout;
-    if (!l.tiles.empty() || l.element_size_in_bits || l.memory_space)
-      return false;
+    if (!l.tiles.empty() || l.element_size_in_bits || l.memory_space) return false;
     for (size_t i = 0; i < l.minor_to_major.size(); ++i)
-      if (l.minor_to_major[i] !=
-          static_cast<int64_t>(l.minor_to_major.size() - 1 - i))
-        return false;
+      if (l.minor_to_major[i] != static_cast<int64_t>(l.minor_to_major.size() - 1 - i)) return false;
     return true;
   }
   return !a.layout || a.layout->SameLayoutAs(*b.layout);

@@ -1,9 +1,9 @@
 // Instruction attributes: `, name=value` after the operands. Every value is
 // kept verbatim; called computations, get-tuple-element's index, fusion kind,
 // control predecessors and metadata are also decoded.
-#include <charconv>
-
 #include <fmt/format.h>
+
+#include <charconv>
 
 #include "parser/parser_impl.h"
 
@@ -12,8 +12,7 @@ namespace hloscope {
 namespace {
 
 bool IsInlineCallAttribute(std::string_view name) {
-  return name == "calls" || name == "to_apply" || name == "body" ||
-         name == "condition";
+  return name == "calls" || name == "to_apply" || name == "body" || name == "condition";
 }
 
 CallRole InlineCallRole(std::string_view name) {
@@ -50,8 +49,7 @@ void HloParserImpl::ParseAttributes(HloInstruction* instr) {
     ++p_;
     SkipSpace();
     size_t v_start = p_;
-    if (Peek() == '{' && IsInlineCallAttribute(name) &&
-        ParseInlineComputation(instr, name, v_start))
+    if (Peek() == '{' && IsInlineCallAttribute(name) && ParseInlineComputation(instr, name, v_start))
       continue;
     if (name == "literal" && Peek() != '(') {
       // custom-call literal=s32[] 1: a shape, then the literal after a space.
@@ -69,18 +67,16 @@ void HloParserImpl::ParseAttributes(HloInstruction* instr) {
     attribute_scratch_.push_back(attr);
     DecodeAttribute(instr, attr, v_start);
   }
-  instr->attributes_ = module_->arena_.CopyOf<HloAttribute>(
-      std::span<const HloAttribute>(attribute_scratch_.data() + attr_base,
-                                    attribute_scratch_.size() - attr_base));
+  instr->attributes_ = module_->arena_.CopyOf<HloAttribute>(std::span<const HloAttribute>(
+      attribute_scratch_.data() + attr_base, attribute_scratch_.size() - attr_base));
   attribute_scratch_.resize(attr_base);
   if (call_scratch_.size() > call_base) {
-    std::span<CalledComputation> calls = module_->arena_.CopyOf<CalledComputation>(
-        std::span<const CalledComputation>(call_scratch_.data() + call_base,
-                                           call_scratch_.size() - call_base));
+    std::span<CalledComputation> calls =
+        module_->arena_.CopyOf<CalledComputation>(std::span<const CalledComputation>(
+            call_scratch_.data() + call_base, call_scratch_.size() - call_base));
     for (size_t i = 0; i < calls.size(); ++i) {
       if (calls[i].computation == nullptr)
-        pending_calls_.push_back(
-            {&calls[i], call_names_[call_base + i], call_offsets_[call_base + i]});
+        pending_calls_.push_back({&calls[i], call_names_[call_base + i], call_offsets_[call_base + i]});
     }
     instr->called_ = calls;
     call_sites_.push_back(instr);
@@ -92,8 +88,8 @@ void HloParserImpl::ParseAttributes(HloInstruction* instr) {
     std::vector<HloInstruction*> preds(control_scratch_.size() - ctrl_base, nullptr);
     std::span<HloInstruction*> span = module_->arena_.CopyOf<HloInstruction*>(preds);
     for (size_t i = ctrl_base; i < control_scratch_.size(); ++i)
-      body_->pending_operands.push_back({&span[i - ctrl_base], control_scratch_[i].first,
-                                   control_scratch_[i].second});
+      body_->pending_operands.push_back(
+          {&span[i - ctrl_base], control_scratch_[i].first, control_scratch_[i].second});
     RareOf(instr)->control_predecessors = span;
     control_scratch_.resize(ctrl_base);
   }
@@ -105,20 +101,16 @@ void HloParserImpl::ParseAttributes(HloInstruction* instr) {
 // the computation that calls it; the attribute's value is that name, so
 // printing gives ordinary HLO. Returns false when the braces do not hold
 // instructions (calls={%a, %b}).
-bool HloParserImpl::ParseInlineComputation(HloInstruction* instr,
-                                           std::string_view name,
+bool HloParserImpl::ParseInlineComputation(HloInstruction* instr, std::string_view name,
                                            size_t value_offset) {
   size_t k = p_ + 1;
-  while (k < s_.size() &&
-         (s_[k] == ' ' || s_[k] == '\n' || s_[k] == '\t' || s_[k] == '\r'))
-    ++k;
+  while (k < s_.size() && (s_[k] == ' ' || s_[k] == '\n' || s_[k] == '\t' || s_[k] == '\r')) ++k;
   size_t n = k;
   if (PeekAt(n) == '%') ++n;
   n = IdentEnd(s_.data(), n);
   while (n < s_.size() && s_[n] == ' ') ++n;
   bool looks_like_instruction =
-      n > k && (PeekAt(n) == '=' ||
-                (s_.substr(k, 4) == "ROOT" && !IsIdentChar(PeekAt(k + 4))));
+      n > k && (PeekAt(n) == '=' || (s_.substr(k, 4) == "ROOT" && !IsIdentChar(PeekAt(k + 4))));
   if (!looks_like_instruction) return false;
 
   HloComputation* comp = module_->arena_.New<HloComputation>();
@@ -127,8 +119,7 @@ bool HloParserImpl::ParseInlineComputation(HloInstruction* instr,
   comp->offset_ = p_;
   ParseComputationBody(comp, p_);
   if (computation_names_.Find(comp->name_))
-    Error(value_offset, fmt::format("inline computation name '{}' is already taken",
-                                    comp->name_));
+    Error(value_offset, fmt::format("inline computation name '{}' is already taken", comp->name_));
   computation_names_.Insert(comp->name_, comp);
   computations_.push_back(comp);  // before the computation that calls it
 
@@ -148,8 +139,7 @@ void HloParserImpl::AddCall(CallRole role, std::string_view name, size_t offset)
 
 // computation_ref  ::= ['%'] NAME
 // computation_list ::= '{' [computation_ref (',' computation_ref)*] '}'
-void HloParserImpl::DecodeAttribute(HloInstruction* instr,
-                                    const HloAttribute& attr, size_t offset) {
+void HloParserImpl::DecodeAttribute(HloInstruction* instr, const HloAttribute& attr, size_t offset) {
   std::string_view n = attr.name;
   std::string_view v = attr.value;
   auto calls = [&](CallRole role) {
@@ -158,15 +148,16 @@ void HloParserImpl::DecodeAttribute(HloInstruction* instr,
       std::string_view inner = v.substr(1, v.size() - 2);
       size_t i = 0;
       while (i < inner.size()) {
-        while (i < inner.size() && (inner[i] == ' ' || inner[i] == ',' ||
-                                    inner[i] == '\n' || inner[i] == '\r' ||
-                                    inner[i] == '\t' || inner[i] == '%'))
+        while (i < inner.size() && (inner[i] == ' ' || inner[i] == ',' || inner[i] == '\n' ||
+                                    inner[i] == '\r' || inner[i] == '\t' || inner[i] == '%'))
           ++i;
         size_t st = i;
         if (i < inner.size() && IsIdentStart(inner[i]))
           while (i < inner.size() && IsIdentChar(inner[i])) ++i;
-        if (i > st) AddCall(role, inner.substr(st, i - st), offset + 1 + st);
-        else if (i < inner.size()) Error(offset + 1 + i, "expected a computation name");
+        if (i > st)
+          AddCall(role, inner.substr(st, i - st), offset + 1 + st);
+        else if (i < inner.size())
+          Error(offset + 1 + i, "expected a computation name");
       }
       return;
     }
@@ -175,8 +166,7 @@ void HloParserImpl::DecodeAttribute(HloInstruction* instr,
     if (name.empty() || !IsIdentStart(name[0]))
       Error(offset, fmt::format("expected a computation name after '{}='", n));
     for (char c : name)
-      if (!IsIdentChar(c))
-        Error(offset, fmt::format("expected a computation name after '{}='", n));
+      if (!IsIdentChar(c)) Error(offset, fmt::format("expected a computation name after '{}='", n));
     AddCall(role, v, offset);
   };
   if (n == "metadata") {
@@ -229,25 +219,25 @@ void HloParserImpl::DecodeAttribute(HloInstruction* instr,
                                            : FusionKind::kOther;
   } else if (n == "control-predecessors") {
     // control-predecessors={%a, %b}
-    if (v.empty() || v[0] != '{')
-      Error(offset, "expected '{' after control-predecessors=");
+    if (v.empty() || v[0] != '{') Error(offset, "expected '{' after control-predecessors=");
     size_t i = 1;
     while (i + 1 < v.size()) {
-      while (i + 1 < v.size() && (v[i] == ' ' || v[i] == ',' || v[i] == '%' ||
-                                  v[i] == '\n' || v[i] == '\r' || v[i] == '\t'))
+      while (i + 1 < v.size() &&
+             (v[i] == ' ' || v[i] == ',' || v[i] == '%' || v[i] == '\n' || v[i] == '\r' || v[i] == '\t'))
         ++i;
       size_t st = i;
       if (i + 1 < v.size() && IsIdentStart(v[i]))
         while (i + 1 < v.size() && IsIdentChar(v[i])) ++i;
-      if (i > st) control_scratch_.push_back({v.substr(st, i - st), offset + st});
-      else if (i + 1 < v.size()) Error(offset + i, "expected an instruction name");
+      if (i > st)
+        control_scratch_.push_back({v.substr(st, i - st), offset + st});
+      else if (i + 1 < v.size())
+        Error(offset + i, "expected an instruction name");
     }
   }
 }
 
 // metadata ::= '{' (KEY '=' (STRING | INT | WORD | '{' ... '}') [','])* '}'
-const OpMetadata* HloParserImpl::ParseMetadata(std::string_view raw,
-                                               size_t offset) {
+const OpMetadata* HloParserImpl::ParseMetadata(std::string_view raw, size_t offset) {
   OpMetadata* md = module_->arena_.New<OpMetadata>();
   md->raw = raw.substr(1, raw.size() - 2);
   size_t save = p_;
@@ -269,18 +259,26 @@ const OpMetadata* HloParserImpl::ParseMetadata(std::string_view raw,
       size_t e = ScanString(p_);
       std::string_view str = s_.substr(p_ + 1, e - p_ - 2);
       p_ = e;
-      if (key == "op_name") md->op_name = str;
-      else if (key == "op_type") md->op_type = str;
-      else if (key == "source_file") md->source_file = str;
+      if (key == "op_name")
+        md->op_name = str;
+      else if (key == "op_type")
+        md->op_type = str;
+      else if (key == "source_file")
+        md->source_file = str;
     } else if (c == '{') {
       p_ = ScanBalanced(p_);
     } else if (IsDigit(c) || c == '-') {
       int64_t v = ParseInt64();
-      if (key == "source_line") md->source_line = v;
-      else if (key == "source_end_line") md->source_end_line = v;
-      else if (key == "source_column") md->source_column = v;
-      else if (key == "source_end_column") md->source_end_column = v;
-      else if (key == "stack_frame_id") md->stack_frame_id = v;
+      if (key == "source_line")
+        md->source_line = v;
+      else if (key == "source_end_line")
+        md->source_end_line = v;
+      else if (key == "source_column")
+        md->source_column = v;
+      else if (key == "source_end_column")
+        md->source_end_column = v;
+      else if (key == "stack_frame_id")
+        md->stack_frame_id = v;
     } else {
       // true/false and other bare words (preserve_layout=true).
       std::string_view word = ScanIdentifier();

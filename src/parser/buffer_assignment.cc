@@ -10,8 +10,7 @@ namespace hloscope {
 
 namespace {
 
-constexpr std::string_view kCrossColorHeader =
-    "reused by buffers of a different color:";
+constexpr std::string_view kCrossColorHeader = "reused by buffers of a different color:";
 
 bool IsSpace(char c) { return c == ' ' || c == '\t'; }
 
@@ -31,10 +30,8 @@ std::string_view Trim(std::string_view s) { return TrimRight(TrimLeft(s)); }
 // value line is a continuation of it (clang-format wrapped the original).
 bool StartsEntry(std::string_view trimmed) {
   return trimmed.starts_with("allocation ") || trimmed.starts_with("value:") ||
-         trimmed.starts_with(kCrossColorHeader) ||
-         trimmed.starts_with("Total bytes used") ||
-         trimmed.starts_with("Used values:") ||
-         trimmed.starts_with("BufferAssignment:");
+         trimmed.starts_with(kCrossColorHeader) || trimmed.starts_with("Total bytes used") ||
+         trimmed.starts_with("Used values:") || trimmed.starts_with("BufferAssignment:");
 }
 
 // Depth of ()[]{} nesting at the end of `s`; 0 when balanced. '<' is not
@@ -58,8 +55,7 @@ bool HeaderComplete(std::string_view text) {
 bool ValueComplete(std::string_view text) {
   text = TrimRight(text);
   if (text.ends_with(':') || text.ends_with(',')) return false;
-  if (text.find("(size=") == std::string_view::npos &&
-      text.find("(color=") == std::string_view::npos) {
+  if (text.find("(size=") == std::string_view::npos && text.find("(color=") == std::string_view::npos) {
     return false;
   }
   return BracketDepth(text) == 0;
@@ -87,9 +83,7 @@ class LogicalLine {
   size_t SourceOffset(size_t pos) const {
     auto it =
         std::upper_bound(pieces_.begin(), pieces_.end(), pos,
-                         [](size_t p, const std::pair<size_t, size_t>& piece) {
-                           return p < piece.first;
-                         });
+                         [](size_t p, const std::pair<size_t, size_t>& piece) { return p < piece.first; });
     if (it == pieces_.begin()) return pieces_.empty() ? 0 : pieces_[0].second;
     --it;
     return it->second + (pos - it->first);
@@ -103,8 +97,7 @@ class LogicalLine {
 // Parses the allocation list; the first error stops it.
 class BufferAssignmentParser {
  public:
-  BufferAssignmentParser(std::string_view text, std::string_view path)
-      : text_(text), path_(path) {
+  BufferAssignmentParser(std::string_view text, std::string_view path) : text_(text), path_(path) {
     SplitLines();
   }
 
@@ -125,17 +118,14 @@ class BufferAssignmentParser {
   LogicalLine Gather(size_t* i, Complete complete) const;
 
   bool ParseHeader(const LogicalLine& line, BufferAllocation* out);
-  bool ParseHeaderItem(const LogicalLine& line, size_t begin, size_t end,
-                       BufferAllocation* out);
+  bool ParseHeaderItem(const LogicalLine& line, size_t begin, size_t end, BufferAllocation* out);
   bool ParseValue(const LogicalLine& line, Section section, BufferValue* out);
 
   // Cursor helpers over one logical line. On failure they record an error
   // at the cursor and return false.
   bool Fail(const LogicalLine& line, size_t pos, std::string message);
-  bool Expect(const LogicalLine& line, size_t* pos, std::string_view token,
-              std::string_view what);
-  bool ParseInt(const LogicalLine& line, size_t* pos, std::string_view what,
-                int64_t* out);
+  bool Expect(const LogicalLine& line, size_t* pos, std::string_view token, std::string_view what);
+  bool ParseInt(const LogicalLine& line, size_t* pos, std::string_view what, int64_t* out);
   bool ParseShapeIndex(const LogicalLine& line, size_t* pos, ShapeIndex* out);
   static void SkipSpaces(const std::string& s, size_t* pos) {
     while (*pos < s.size() && IsSpace(s[*pos])) ++*pos;
@@ -164,8 +154,7 @@ LogicalLine BufferAssignmentParser::Gather(size_t* i, Complete complete) const {
   LogicalLine line;
   std::string_view raw_first = LineText(*i);
   std::string_view first = Trim(raw_first);
-  line.Append(first, lines_[*i].begin +
-                         (raw_first.size() - TrimLeft(raw_first).size()));
+  line.Append(first, lines_[*i].begin + (raw_first.size() - TrimLeft(raw_first).size()));
   while (!complete(line.text()) && *i + 1 < lines_.size()) {
     std::string_view raw = LineText(*i + 1);
     std::string_view next = Trim(raw);
@@ -176,17 +165,14 @@ LogicalLine BufferAssignmentParser::Gather(size_t* i, Complete complete) const {
   return line;
 }
 
-bool BufferAssignmentParser::Fail(const LogicalLine& line, size_t pos,
-                                  std::string message) {
+bool BufferAssignmentParser::Fail(const LogicalLine& line, size_t pos, std::string message) {
   if (!error_) {
-    error_ = MakeDiagnostic(path_, text_, line.SourceOffset(pos),
-                            std::move(message));
+    error_ = MakeDiagnostic(path_, text_, line.SourceOffset(pos), std::move(message));
   }
   return false;
 }
 
-bool BufferAssignmentParser::Expect(const LogicalLine& line, size_t* pos,
-                                    std::string_view token,
+bool BufferAssignmentParser::Expect(const LogicalLine& line, size_t* pos, std::string_view token,
                                     std::string_view what) {
   if (std::string_view(line.text()).substr(*pos).starts_with(token)) {
     *pos += token.size();
@@ -195,8 +181,8 @@ bool BufferAssignmentParser::Expect(const LogicalLine& line, size_t* pos,
   return Fail(line, *pos, fmt::format("expected {}", what));
 }
 
-bool BufferAssignmentParser::ParseInt(const LogicalLine& line, size_t* pos,
-                                      std::string_view what, int64_t* out) {
+bool BufferAssignmentParser::ParseInt(const LogicalLine& line, size_t* pos, std::string_view what,
+                                      int64_t* out) {
   const std::string& s = line.text();
   size_t end = *pos;
   while (end < s.size() && s[end] >= '0' && s[end] <= '9') ++end;
@@ -209,8 +195,7 @@ bool BufferAssignmentParser::ParseInt(const LogicalLine& line, size_t* pos,
   return true;
 }
 
-bool BufferAssignmentParser::ParseShapeIndex(const LogicalLine& line,
-                                             size_t* pos, ShapeIndex* out) {
+bool BufferAssignmentParser::ParseShapeIndex(const LogicalLine& line, size_t* pos, ShapeIndex* out) {
   const std::string& s = line.text();
   if (!Expect(line, pos, "{", "'{' to start a shape index")) return false;
   out->clear();
@@ -237,8 +222,7 @@ bool BufferAssignmentParser::ParseShapeIndex(const LogicalLine& line,
   }
 }
 
-bool BufferAssignmentParser::ParseHeader(const LogicalLine& line,
-                                         BufferAllocation* out) {
+bool BufferAssignmentParser::ParseHeader(const LogicalLine& line, BufferAllocation* out) {
   const std::string& s = line.text();
   out->header = s;
   size_t pos = 0;
@@ -259,8 +243,7 @@ bool BufferAssignmentParser::ParseHeader(const LogicalLine& line,
   // Everything up to the final ':' is a list of ", item" parts.
   std::string_view body = TrimRight(s);
   if (!body.ends_with(':')) {
-    return Fail(line, body.size(),
-                "expected ':' at the end of the allocation header");
+    return Fail(line, body.size(), "expected ':' at the end of the allocation header");
   }
   const size_t body_end = body.size() - 1;
   if (pos == body_end) return true;
@@ -286,8 +269,7 @@ bool BufferAssignmentParser::ParseHeader(const LogicalLine& line,
   return true;
 }
 
-bool BufferAssignmentParser::ParseHeaderItem(const LogicalLine& line,
-                                             size_t begin, size_t end,
+bool BufferAssignmentParser::ParseHeaderItem(const LogicalLine& line, size_t begin, size_t end,
                                              BufferAllocation* out) {
   const std::string& s = line.text();
   while (begin < end && IsSpace(s[begin])) ++begin;
@@ -296,12 +278,10 @@ bool BufferAssignmentParser::ParseHeaderItem(const LogicalLine& line,
   if (item.empty()) return Fail(line, begin, "empty item in allocation header");
 
   // Parses "<keyword> N" into *value.
-  auto number_after = [&](std::string_view keyword, std::string_view what,
-                          int64_t* value) {
+  auto number_after = [&](std::string_view keyword, std::string_view what, int64_t* value) {
     size_t pos = begin + keyword.size();
     if (!ParseInt(line, &pos, what, value)) return false;
-    if (pos != end)
-      return Fail(line, pos, fmt::format("unexpected text after {}", what));
+    if (pos != end) return Fail(line, pos, fmt::format("unexpected text after {}", what));
     return true;
   };
   // `|f32[4]|` -> `f32[4]`; older dumps print the shape without bars.
@@ -340,14 +320,12 @@ bool BufferAssignmentParser::ParseHeaderItem(const LogicalLine& line,
     constexpr std::string_view kAt = " at ShapeIndex ";
     size_t at = item.rfind(kAt);
     if (at == std::string_view::npos) {
-      return Fail(line, end,
-                  "expected 'at ShapeIndex {...}' after the parameter shape");
+      return Fail(line, end, "expected 'at ShapeIndex {...}' after the parameter shape");
     }
     out->parameter_shape = strip_bars(item.substr(6, at - 6));
     size_t pos = begin + at + kAt.size();
     if (!ParseShapeIndex(line, &pos, &out->parameter_index)) return false;
-    if (pos != end)
-      return Fail(line, pos, "unexpected text after the shape index");
+    if (pos != end) return Fail(line, pos, "unexpected text after the shape index");
   } else if (item.starts_with("output shape is ")) {
     out->output_shape = strip_bars(item.substr(16));
   } else {
@@ -356,8 +334,7 @@ bool BufferAssignmentParser::ParseHeaderItem(const LogicalLine& line,
   return true;
 }
 
-bool BufferAssignmentParser::ParseValue(const LogicalLine& line,
-                                        Section section, BufferValue* out) {
+bool BufferAssignmentParser::ParseValue(const LogicalLine& line, Section section, BufferValue* out) {
   const std::string& s = line.text();
   size_t pos = 0;
   SkipSpaces(s, &pos);
@@ -404,14 +381,12 @@ bool BufferAssignmentParser::ParseValue(const LogicalLine& line,
     if (!ParseInt(line, &pos, "a color number", &out->color)) return false;
     if (!Expect(line, &pos, ")", "')' after the color")) return false;
     SkipSpaces(s, &pos);
-    if (pos != s.size())
-      return Fail(line, pos, "unexpected text after the value");
+    if (pos != s.size()) return Fail(line, pos, "unexpected text after the value");
     return true;
   }
 
   if (!Expect(line, &pos, "(size=", "'(size=' after the value")) return false;
-  if (!ParseInt(line, &pos, "the value size in bytes", &out->size))
-    return false;
+  if (!ParseInt(line, &pos, "the value size in bytes", &out->size)) return false;
   if (!Expect(line, &pos, ",", "',' after the value size")) return false;
   SkipSpaces(s, &pos);
   if (!Expect(line, &pos, "offset=", "'offset=' after the value size")) {
@@ -422,8 +397,7 @@ bool BufferAssignmentParser::ParseValue(const LogicalLine& line,
   SkipSpaces(s, &pos);
   std::string_view shape = TrimRight(std::string_view(s).substr(pos));
   if (shape.empty()) return Fail(line, pos, "expected the value's shape");
-  if (BracketDepth(shape) != 0)
-    return Fail(line, pos, "unbalanced brackets in shape");
+  if (BracketDepth(shape) != 0) return Fail(line, pos, "unbalanced brackets in shape");
   out->shape = std::string(shape);
   return true;
 }
@@ -442,11 +416,10 @@ bool BufferAssignmentParser::Parse(std::vector<BufferAllocation>* allocations) {
   if (first == "BufferAssignment:") {
     ++i;
   } else if (!first.starts_with("allocation ")) {
-    error_ = MakeDiagnostic(
-        path_, text_,
-        lines_[i].begin + (LineText(i).size() - TrimLeft(LineText(i)).size()),
-        "not a buffer-assignment dump: expected 'BufferAssignment:' or "
-        "'allocation N: size S, ...:'");
+    error_ =
+        MakeDiagnostic(path_, text_, lines_[i].begin + (LineText(i).size() - TrimLeft(LineText(i)).size()),
+                       "not a buffer-assignment dump: expected 'BufferAssignment:' or "
+                       "'allocation N: size S, ...:'");
     return false;
   }
 
@@ -460,15 +433,13 @@ bool BufferAssignmentParser::Parse(std::vector<BufferAllocation>* allocations) {
       // used values and live ranges) unless more allocations follow.
       size_t j = i;
       while (j < lines_.size() && blank(j)) ++j;
-      if (j < lines_.size() &&
-          TrimLeft(LineText(j)).starts_with("allocation ")) {
+      if (j < lines_.size() && TrimLeft(LineText(j)).starts_with("allocation ")) {
         i = j - 1;
         continue;
       }
       break;
     }
-    if (trimmed.starts_with("Total bytes used") ||
-        trimmed.starts_with("Used values:")) {
+    if (trimmed.starts_with("Total bytes used") || trimmed.starts_with("Used values:")) {
       break;
     }
     if (trimmed.starts_with("allocation ")) {
@@ -479,8 +450,7 @@ bool BufferAssignmentParser::Parse(std::vector<BufferAllocation>* allocations) {
       for (const BufferAllocation& a : *allocations) {
         if (a.index == allocation.index) {
           return Fail(line, 0,
-                      fmt::format("duplicate allocation {} (first at line {})",
-                                  allocation.index, a.line));
+                      fmt::format("duplicate allocation {} (first at line {})", allocation.index, a.line));
         }
       }
       allocations->push_back(std::move(allocation));
@@ -495,15 +465,13 @@ bool BufferAssignmentParser::Parse(std::vector<BufferAllocation>* allocations) {
       BufferValue value;
       if (!ParseValue(line, section, &value)) return false;
       BufferAllocation& a = allocations->back();
-      (section == Section::kValues ? a.values : a.cross_color_values)
-          .push_back(std::move(value));
+      (section == Section::kValues ? a.values : a.cross_color_values).push_back(std::move(value));
       continue;
     }
     if (trimmed == kCrossColorHeader) {
       if (allocations->empty()) {
-        error_ =
-            MakeDiagnostic(path_, text_, lines_[i].begin + indent,
-                           "cross-color list before any 'allocation' header");
+        error_ = MakeDiagnostic(path_, text_, lines_[i].begin + indent,
+                                "cross-color list before any 'allocation' header");
         return false;
       }
       section = Section::kCrossColor;
@@ -521,8 +489,7 @@ bool BufferAssignmentParser::Parse(std::vector<BufferAllocation>* allocations) {
 
 const BufferAllocation* BufferAssignment::FindAllocation(int64_t index) const {
   // XLA numbers allocations 0..n-1 in order; fall back to a scan otherwise.
-  if (index >= 0 && static_cast<size_t>(index) < allocations_.size() &&
-      allocations_[index].index == index) {
+  if (index >= 0 && static_cast<size_t>(index) < allocations_.size() && allocations_[index].index == index) {
     return &allocations_[index];
   }
   for (const BufferAllocation& a : allocations_) {
@@ -531,19 +498,16 @@ const BufferAllocation* BufferAssignment::FindAllocation(int64_t index) const {
   return nullptr;
 }
 
-const BufferValue* BufferAssignment::FindValue(std::string_view instruction,
-                                               const ShapeIndex& index) const {
+const BufferValue* BufferAssignment::FindValue(std::string_view instruction, const ShapeIndex& index) const {
   auto it = by_instruction_.find(instruction);
   if (it == by_instruction_.end()) return nullptr;
   for (const ValueRef& ref : it->second) {
-    if (ref.index == index)
-      return &allocations_[ref.allocation].values[ref.value];
+    if (ref.index == index) return &allocations_[ref.allocation].values[ref.value];
   }
   return nullptr;
 }
 
-std::optional<Slice> BufferAssignment::SliceOf(std::string_view instruction,
-                                               const ShapeIndex& index) const {
+std::optional<Slice> BufferAssignment::SliceOf(std::string_view instruction, const ShapeIndex& index) const {
   auto it = by_instruction_.find(instruction);
   if (it == by_instruction_.end()) return std::nullopt;
   for (const ValueRef& ref : it->second) {
@@ -555,9 +519,7 @@ std::optional<Slice> BufferAssignment::SliceOf(std::string_view instruction,
   return std::nullopt;
 }
 
-std::optional<bool> BufferAssignment::SameSlice(std::string_view a,
-                                                const ShapeIndex& ai,
-                                                std::string_view b,
+std::optional<bool> BufferAssignment::SameSlice(std::string_view a, const ShapeIndex& ai, std::string_view b,
                                                 const ShapeIndex& bi) const {
   std::optional<Slice> sa = SliceOf(a, ai);
   std::optional<Slice> sb = SliceOf(b, bi);
@@ -571,8 +533,7 @@ int64_t BufferAssignment::total_bytes() const {
   return total;
 }
 
-Result<BufferAssignment> ParseBufferAssignment(std::string_view text,
-                                               std::string_view path) {
+Result<BufferAssignment> ParseBufferAssignment(std::string_view text, std::string_view path) {
   BufferAssignmentParser parser(text, path);
   BufferAssignment result;
   if (!parser.Parse(&result.allocations_)) return std::move(parser.error());
@@ -581,9 +542,8 @@ Result<BufferAssignment> ParseBufferAssignment(std::string_view text,
     for (size_t v = 0; v < values.size(); ++v) {
       auto& refs = result.by_instruction_[values[v].instruction];
       // A value has one slice; should a dump list it twice, the first wins.
-      bool seen = std::any_of(refs.begin(), refs.end(), [&](const auto& r) {
-        return r.index == values[v].index;
-      });
+      bool seen =
+          std::any_of(refs.begin(), refs.end(), [&](const auto& r) { return r.index == values[v].index; });
       if (!seen) refs.push_back({values[v].index, a, v});
     }
   }

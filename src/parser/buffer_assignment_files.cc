@@ -14,8 +14,7 @@ Result<BufferAssignment> ReadBufferAssignmentFile(const std::string& path) {
   return ParseBufferAssignment(**text, path == "-" ? "<stdin>" : path);
 }
 
-std::optional<std::string> FindBufferAssignmentBeside(
-    const std::string& hlo_path) {
+std::optional<std::string> FindBufferAssignmentBeside(const std::string& hlo_path) {
   namespace fs = std::filesystem;
   auto is_file = [](const fs::path& p) {
     std::error_code ec;
@@ -23,8 +22,7 @@ std::optional<std::string> FindBufferAssignmentBeside(
   };
   constexpr std::string_view kTxt = ".txt";
   if (std::string_view(hlo_path).ends_with(kTxt)) {
-    std::string candidate = hlo_path.substr(0, hlo_path.size() - kTxt.size()) +
-                            "-buffer-assignment.txt";
+    std::string candidate = hlo_path.substr(0, hlo_path.size() - kTxt.size()) + "-buffer-assignment.txt";
     if (is_file(candidate)) return candidate;
   }
   fs::path p(hlo_path);

@@ -1,9 +1,9 @@
 // The module header and the source tables before the computations:
 //   HloModule jit_f, is_scheduled=true, input_output_alias={ {}: (0, {}, may-alias) }, ...
 //   FileNames / FunctionNames / FileLocations / StackFrames
-#include <unordered_map>
-
 #include <fmt/format.h>
+
+#include <unordered_map>
 
 #include "parser/parser_impl.h"
 
@@ -52,8 +52,10 @@ ShapeIndex HloParserImpl::ParseShapeIndexAt(size_t* pos) {
   while (Peek() != '}') {
     index.push_back(ParseInt64());
     SkipSpace();
-    if (Peek() == ',') ++p_;
-    else if (Peek() != '}') ErrorExpected("',' or '}' in the shape index");
+    if (Peek() == ',')
+      ++p_;
+    else if (Peek() != '}')
+      ErrorExpected("',' or '}' in the shape index");
     SkipSpace();
   }
   ++p_;
@@ -65,8 +67,7 @@ ShapeIndex HloParserImpl::ParseShapeIndexAt(size_t* pos) {
 // input_output_alias ::= '{' [alias (',' alias)*] '}'
 // alias ::= shape_index ':' '(' INT ',' shape_index [',' ('may-alias'|'must-alias')] ')'
 void HloParserImpl::ParseInputOutputAlias(std::string_view value, size_t offset) {
-  if (value.empty() || value[0] != '{')
-    Error(offset, "expected '{' after input_output_alias=");
+  if (value.empty() || value[0] != '{') Error(offset, "expected '{' after input_output_alias=");
   size_t save = p_;
   p_ = offset + 1;
   size_t close = offset + value.size() - 1;
@@ -108,8 +109,7 @@ void HloParserImpl::ParseInputOutputAlias(std::string_view value, size_t offset)
 
 // buffer_donor ::= '{' [ '(' INT ',' shape_index ')' (',' ...)* ] '}'
 void HloParserImpl::ParseBufferDonor(std::string_view value, size_t offset) {
-  if (value.empty() || value[0] != '{')
-    Error(offset, "expected '{' after buffer_donor=");
+  if (value.empty() || value[0] != '{') Error(offset, "expected '{' after buffer_donor=");
   size_t save = p_;
   p_ = offset + 1;
   size_t close = offset + value.size() - 1;
@@ -157,8 +157,7 @@ void HloParserImpl::ParseStackFrameTable(std::string_view table) {
       }
       size_t end = ScanString(p_);
       std::string_view name = s_.substr(p_ + 1, end - p_ - 2);
-      (table == "FileNames" ? index.file_names : index.function_names)
-          .push_back(name);
+      (table == "FileNames" ? index.file_names : index.function_names).push_back(name);
       p_ = end;
       continue;
     }
@@ -188,8 +187,7 @@ void HloParserImpl::ParseStackFrameTable(std::string_view table) {
     auto get = [&](std::string_view key, bool required) -> int64_t {
       auto it = fields.find(key);
       if (it != fields.end()) return it->second;
-      if (required)
-        Error(row_start, fmt::format("{} row lacks '{}'", table, key));
+      if (required) Error(row_start, fmt::format("{} row lacks '{}'", table, key));
       return 0;
     };
     if (table == "FileLocations") {
@@ -206,8 +204,7 @@ void HloParserImpl::ParseStackFrameTable(std::string_view table) {
       row.file_location_id = get("file_location_id", true);
       int64_t parent = get("parent_frame_id", true);
       if (parent < 0)
-        Error(row_start, fmt::format("StackFrames row has a negative parent_frame_id {}",
-                                     parent));
+        Error(row_start, fmt::format("StackFrames row has a negative parent_frame_id {}", parent));
       raw_parents.push_back(parent);
       index.stack_frames.push_back(row);
     }
@@ -220,8 +217,7 @@ void HloParserImpl::ParseStackFrameTable(std::string_view table) {
       if (v == 0) shifted = false;
     size_t first = index.stack_frames.size() - raw_parents.size();
     for (size_t i = 0; i < raw_parents.size(); ++i)
-      index.stack_frames[first + i].parent_frame_id =
-          shifted ? raw_parents[i] - 1 : raw_parents[i];
+      index.stack_frames[first + i].parent_frame_id = shifted ? raw_parents[i] - 1 : raw_parents[i];
   }
 }
 

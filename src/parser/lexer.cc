@@ -2,10 +2,10 @@
 // strings, balanced groups and attribute values. XLA's own lexer
 // (xla/hlo/parser/hlo_lexer.cc) makes tokens; this one scans in place and
 // leaves values as views of the input.
+#include <fmt/format.h>
+
 #include <charconv>
 #include <cstring>
-
-#include <fmt/format.h>
 
 #include "parser/parser_impl.h"
 
@@ -19,8 +19,7 @@ std::string DescribeChar(char c) {
 }
 
 void HloParserImpl::ErrorExpected(std::string_view what) {
-  if (p_ >= s_.size())
-    Error(p_, fmt::format("expected {}, found end of input", what));
+  if (p_ >= s_.size()) Error(p_, fmt::format("expected {}, found end of input", what));
   Error(p_, fmt::format("expected {}, found {}", what, DescribeChar(s_[p_])));
 }
 
@@ -43,13 +42,11 @@ void HloParserImpl::SkipSpaceSlow() {
       if (s_[p_ + 1] == '/') {
         size_t eol = s_.find('\n', p_);
         std::string_view comment =
-            s_.substr(p_ + 2, (eol == std::string_view::npos ? s_.size() : eol) -
-                                  p_ - 2);
+            s_.substr(p_ + 2, (eol == std::string_view::npos ? s_.size() : eol) - p_ - 2);
         // Only the exact marker: longer dashed lines are decoration.
         size_t k = comment.find_first_not_of(' ');
         size_t e = comment.find_last_not_of(" \r");
-        if (k != std::string_view::npos && comment.substr(k, e - k + 1) == "-----")
-          split_seen_ = true;
+        if (k != std::string_view::npos && comment.substr(k, e - k + 1) == "-----") split_seen_ = true;
         p_ = eol == std::string_view::npos ? s_.size() : eol + 1;
         continue;
       }
@@ -114,8 +111,7 @@ int64_t HloParserImpl::ParseInt64() {
   uint64_t v = 0;
   auto [ptr, ec] = std::from_chars(s_.data() + digits, s_.data() + p_, v);
   if (ec != std::errc() || v > static_cast<uint64_t>(INT64_MAX) + negative)
-    Error(start, fmt::format("integer '{}' does not fit in 64 bits",
-                             s_.substr(start, p_ - start)));
+    Error(start, fmt::format("integer '{}' does not fit in 64 bits", s_.substr(start, p_ - start)));
   return negative ? static_cast<int64_t>(0 - v) : static_cast<int64_t>(v);
 }
 
@@ -149,21 +145,26 @@ size_t HloParserImpl::ScanBalanced(size_t start) {
   while (i < n) {
     // Skip ordinary bytes with a table lookup; only brackets, quotes and
     // '/' need the switch (metadata and backend_config are mostly text).
-    while (i < n && !(kCharClasses.bits[static_cast<unsigned char>(data[i])] &
-                      CharClasses::kBalancedSpecial))
+    while (i < n && !(kCharClasses.bits[static_cast<unsigned char>(data[i])] & CharClasses::kBalancedSpecial))
       ++i;
     if (i >= n) break;
     char c = data[i];
     switch (c) {
-      case '(': stack.push_back(')'); break;
-      case '[': stack.push_back(']'); break;
-      case '{': stack.push_back('}'); break;
-      case ')': case ']': case '}':
+      case '(':
+        stack.push_back(')');
+        break;
+      case '[':
+        stack.push_back(']');
+        break;
+      case '{':
+        stack.push_back('}');
+        break;
+      case ')':
+      case ']':
+      case '}':
         if (stack.empty() || stack.back() != c)
-          Error(i, stack.empty()
-                       ? fmt::format("unbalanced '{}'", c)
-                       : fmt::format("unbalanced '{}': expected '{}'", c,
-                                     stack.back()));
+          Error(i, stack.empty() ? fmt::format("unbalanced '{}'", c)
+                                 : fmt::format("unbalanced '{}': expected '{}'", c, stack.back()));
         stack.pop_back();
         if (stack.empty()) return i + 1;
         break;
@@ -179,12 +180,13 @@ size_t HloParserImpl::ScanBalanced(size_t start) {
           continue;
         }
         break;
-      default: break;
+      default:
+        break;
     }
     ++i;
   }
-  Error(start, fmt::format("unbalanced '{}': no matching '{}' before end of input",
-                           s_[start], stack.empty() ? '?' : stack.front()));
+  Error(start, fmt::format("unbalanced '{}': no matching '{}' before end of input", s_[start],
+                           stack.empty() ? '?' : stack.front()));
 }
 
 // value ::= balanced group | string | bare text up to ',' / space / newline

@@ -3,13 +3,13 @@
 // live in the other files of this directory (see parser_impl.h).
 #include "hloscope/parser/parser.h"
 
+#include <fmt/format.h>
+
 #include <cstring>
 #include <fstream>
 #include <iostream>
 #include <iterator>
 #include <sstream>
-
-#include <fmt/format.h>
 
 #include "hloscope/support/mapped_file.h"
 #include "parser/parser_impl.h"
@@ -38,8 +38,7 @@ HloModuleGroup HloParserImpl::Run() {
     }
     if (!module_) StartModule(here);
     bool table = false;
-    for (std::string_view kw :
-         {"FileNames", "FunctionNames", "FileLocations", "StackFrames"}) {
+    for (std::string_view kw : {"FileNames", "FunctionNames", "FileLocations", "StackFrames"}) {
       if (ConsumeKeyword(kw)) {
         ParseStackFrameTable(kw);
         table = true;
@@ -48,8 +47,7 @@ HloModuleGroup HloParserImpl::Run() {
     }
     if (table) continue;
     char c = Peek();
-    if (c != '%' && !IsIdentStart(c))
-      ErrorExpected("'HloModule', 'ENTRY' or a computation");
+    if (c != '%' && !IsIdentStart(c)) ErrorExpected("'HloModule', 'ENTRY' or a computation");
     ParseComputation();
   }
   if (module_) FinishModule();
@@ -86,20 +84,17 @@ void HloParserImpl::FinishModule() {
   // Resolve called computations by name (they may be defined later).
   for (const PendingCall& call : pending_calls_) {
     HloComputation** found = computation_names_.Find(call.name);
-    if (!found)
-      Error(call.offset, fmt::format("use of undefined computation '{}'", call.name));
+    if (!found) Error(call.offset, fmt::format("use of undefined computation '{}'", call.name));
     call.slot->computation = *found;
   }
   if (computations_.empty())
-    Error(module_offset_,
-          m->name_.empty() ? std::string("module has no computations")
-                           : fmt::format("module '{}' has no computations", m->name_));
+    Error(module_offset_, m->name_.empty() ? std::string("module has no computations")
+                                           : fmt::format("module '{}' has no computations", m->name_));
   if (entry_candidates_.size() > 1)
     Error(entry_candidates_[1].second, "more than one ENTRY computation in module");
   // Without an ENTRY marker the last computation is the entry (XLA does the
   // same).
-  m->entry_ = entry_candidates_.empty() ? computations_.back()
-                                        : entry_candidates_[0].first;
+  m->entry_ = entry_candidates_.empty() ? computations_.back() : entry_candidates_[0].first;
   m->entry_->is_entry_ = true;
   if (m->name_.empty()) m->name_ = m->entry_->name_;
   m->computations_ = m->arena_.CopyOf<HloComputation*>(computations_);
@@ -151,15 +146,13 @@ void HloParserImpl::ParseComputation() {
     size_t sig_start = p_;
     p_ = ScanBalanced(p_);
     SkipSpace();
-    if (Peek() != '-' || PeekAt(p_ + 1) != '>')
-      ErrorExpected("'->' after the computation's parameters");
+    if (Peek() != '-' || PeekAt(p_ + 1) != '>') ErrorExpected("'->' after the computation's parameters");
     p_ += 2;
     ParseShape();
     comp->signature_ = s_.substr(sig_start, p_ - sig_start);
     SkipSpace();
   }
-  if (Peek() != '{')
-    ErrorExpected(fmt::format("'{{' to open computation '{}'", name));
+  if (Peek() != '{') ErrorExpected(fmt::format("'{{' to open computation '{}'", name));
   ParseComputationBody(comp, p_);
 
   // execution_thread="host" after the closing brace.
@@ -168,8 +161,7 @@ void HloParserImpl::ParseComputation() {
   if (Peek() == ',') {
     ++p_;
     SkipSpace();
-    if (!ConsumeKeyword("execution_thread"))
-      ErrorExpected("'execution_thread' after ','");
+    if (!ConsumeKeyword("execution_thread")) ErrorExpected("'execution_thread' after ','");
     Expect('=', "after execution_thread");
     SkipSpace();
     if (Peek() != '"') ErrorExpected("a quoted thread name");
@@ -183,8 +175,8 @@ void HloParserImpl::ParseComputation() {
   bool inserted;
   HloComputation** slot = computation_names_.FindOrInsert(name, &inserted);
   if (!inserted)
-    Error(start, fmt::format("duplicate computation name '{}' (first defined at line {})",
-                             name, module_->LineOf((*slot)->offset_)));
+    Error(start, fmt::format("duplicate computation name '{}' (first defined at line {})", name,
+                             module_->LineOf((*slot)->offset_)));
   *slot = comp;
   computations_.push_back(comp);
   if (is_entry) entry_candidates_.emplace_back(comp, start);
@@ -201,8 +193,7 @@ void HloParserImpl::ParseComputationBody(HloComputation* comp, size_t open) {
   // inline computations).
   BodyState* enclosing = body_;
   size_t level = static_cast<size_t>(computation_depth_);
-  while (body_states_.size() <= level)
-    body_states_.push_back(std::make_unique<BodyState>());
+  while (body_states_.size() <= level) body_states_.push_back(std::make_unique<BodyState>());
   body_ = body_states_[level].get();
   body_->names.Clear();
   body_->instructions.clear();
@@ -213,11 +204,10 @@ void HloParserImpl::ParseComputationBody(HloComputation* comp, size_t open) {
     SkipSpace();
     if (AtEnd()) {
       if (multiline_value_ != std::string_view::npos && multiline_value_ > open)
-        Error(multiline_value_,
-              fmt::format("computation '{}' is not closed before end of input; "
-                          "the value of '{}' here spans lines and may lack its "
-                          "closing bracket",
-                          comp->name_, multiline_attribute_));
+        Error(multiline_value_, fmt::format("computation '{}' is not closed before end of input; "
+                                            "the value of '{}' here spans lines and may lack its "
+                                            "closing bracket",
+                                            comp->name_, multiline_attribute_));
       Error(open, fmt::format("computation '{}' is not closed: expected '}}' "
                               "before end of input",
                               comp->name_));
@@ -255,21 +245,18 @@ void HloParserImpl::ResolveComputation(HloComputation* comp) {
     HloInstruction** found = body_->names.Find(pending.name);
     if (!found)
       Error(pending.offset,
-            fmt::format("use of undefined instruction '{}' in computation '{}'",
-                        pending.name, comp->name_));
+            fmt::format("use of undefined instruction '{}' in computation '{}'", pending.name, comp->name_));
     *pending.slot = *found;
   }
   std::vector<HloInstruction*> params;
   for (HloInstruction* instr : body_->instructions) {
     if (instr->opcode_ == HloOpcode::kParameter) {
       int64_t n = instr->int_attr_;
-      if (n < 0 || n > 1'000'000)
-        Error(instr->offset_, fmt::format("parameter number {} out of range", n));
+      if (n < 0 || n > 1'000'000) Error(instr->offset_, fmt::format("parameter number {} out of range", n));
       if (static_cast<int64_t>(params.size()) <= n) params.resize(n + 1, nullptr);
       if (params[n])
         Error(instr->offset_,
-              fmt::format("duplicate parameter number {} in computation '{}'", n,
-                          comp->name_));
+              fmt::format("duplicate parameter number {} in computation '{}'", n, comp->name_));
       params[n] = instr;
     }
   }
@@ -303,8 +290,7 @@ HloInstruction* HloParserImpl::ParseInstruction(HloComputation* comp, bool neste
     instr->offset_ = p_;
     instr->name_ = ParseName("an instruction name");
     SkipSpace();
-    if (Peek() != '=')
-      ErrorExpected(fmt::format("'=' after instruction name '{}'", instr->name_));
+    if (Peek() != '=') ErrorExpected(fmt::format("'=' after instruction name '{}'", instr->name_));
     ++p_;
     SkipSpace();
   } else {
@@ -319,8 +305,7 @@ HloInstruction* HloParserImpl::ParseInstruction(HloComputation* comp, bool neste
     if (!has_shape && IsIdentStart(c)) {
       size_t i = p_;
       i = IdentEnd(s_.data(), i);
-      has_shape = PeekAt(i) == '[' ||
-                  (i == p_ + 1 && c == 'b' && PeekAt(i) == '(' && !nested);
+      has_shape = PeekAt(i) == '[' || (i == p_ + 1 && c == 'b' && PeekAt(i) == '(' && !nested);
     }
     instr->shape_ = has_shape ? ParseShape() : UnknownShape();
   }
@@ -330,8 +315,7 @@ HloInstruction* HloParserImpl::ParseInstruction(HloComputation* comp, bool neste
   instr->opcode_ = StringToHloOpcode(opcode);
   if (instr->opcode_ == HloOpcode::kUnknown) RareOf(instr)->opcode_text = opcode;
   SkipSpace();
-  if (Peek() != '(')
-    ErrorExpected(fmt::format("'(' after opcode '{}'", opcode));
+  if (Peek() != '(') ErrorExpected(fmt::format("'(' after opcode '{}'", opcode));
 
   HloOpcode op = instr->opcode_;
   if (op == HloOpcode::kParameter) {
@@ -366,9 +350,8 @@ HloInstruction* HloParserImpl::ParseInstruction(HloComputation* comp, bool neste
     bool inserted;
     HloInstruction** slot = body_->names.FindOrInsert(instr->name_, &inserted);
     if (!inserted)
-      Error(instr->offset_,
-            fmt::format("duplicate instruction name '{}' (first defined at line {})",
-                        instr->name_, module_->LineOf((*slot)->offset_)));
+      Error(instr->offset_, fmt::format("duplicate instruction name '{}' (first defined at line {})",
+                                        instr->name_, module_->LineOf((*slot)->offset_)));
     *slot = instr;
   }
   body_->instructions.push_back(instr);
@@ -417,8 +400,7 @@ void HloParserImpl::ParseOperands(HloInstruction* instr) {
       }
       if (!percent && Peek() == '(') {
         // Nested instruction as operand.
-        if (++operand_depth_ > options_.max_nesting_depth)
-          ErrorTooDeep(at, "operands");
+        if (++operand_depth_ > options_.max_nesting_depth) ErrorTooDeep(at, "operands");
         p_ = at;
         HloInstruction* nested = ParseInstruction(instr->parent_, /*nested=*/true, shape);
         --operand_depth_;
@@ -442,22 +424,19 @@ void HloParserImpl::ParseOperands(HloInstruction* instr) {
   }
   ++p_;  // ')'
   std::span<HloInstruction*> ops = module_->arena_.CopyOf<HloInstruction*>(
-      std::span<HloInstruction* const>(operand_scratch_.data() + base,
-                                       operand_scratch_.size() - base));
+      std::span<HloInstruction* const>(operand_scratch_.data() + base, operand_scratch_.size() - base));
   operand_scratch_.resize(base);
-  for (const Unresolved& u : unresolved)
-    body_->pending_operands.push_back({&ops[u.index], u.name, u.offset});
+  for (const Unresolved& u : unresolved) body_->pending_operands.push_back({&ops[u.index], u.name, u.offset});
   instr->operands_ = ops;
 }
 
 // Compact GTE (`%p0#1`, --xla_dump_compact_gte): element 1 of p0. Each `#k`
 // becomes a get-tuple-element instruction placed before the user.
-HloInstruction* HloParserImpl::ParseCompactGte(HloInstruction* user,
-                                               std::string_view name, size_t at) {
+HloInstruction* HloParserImpl::ParseCompactGte(HloInstruction* user, std::string_view name, size_t at) {
   HloInstruction** found = body_->names.Find(name);
   if (!found)
-    Error(at, fmt::format("use of undefined instruction '{}' in computation '{}'",
-                          name, user->parent_->name_));
+    Error(at,
+          fmt::format("use of undefined instruction '{}' in computation '{}'", name, user->parent_->name_));
   HloInstruction* tuple = *found;
   while (Peek() == '#') {
     ++p_;
@@ -478,8 +457,7 @@ HloInstruction* HloParserImpl::ParseCompactGte(HloInstruction* user,
         std::vector<HloAttribute>{{std::string_view("index"), index_text}});
     gte->id_ = next_id_++;
     gte->name_ = Synthesize(fmt::format("{}.gte{}.{}", tuple->name_, index, gte->id_));
-    gte->operands_ =
-        module_->arena_.CopyOf<HloInstruction*>(std::vector<HloInstruction*>{tuple});
+    gte->operands_ = module_->arena_.CopyOf<HloInstruction*>(std::vector<HloInstruction*>{tuple});
     body_->instructions.push_back(gte);
     tuple = gte;
   }
@@ -497,8 +475,8 @@ Diagnostic CannotOpenFile(const std::string& path, std::string_view reason) {
   return d;
 }
 
-Result<HloModuleGroup> ParseSource(std::shared_ptr<const void> source,
-                                   std::string_view text, const ParseOptions& options) {
+Result<HloModuleGroup> ParseSource(std::shared_ptr<const void> source, std::string_view text,
+                                   const ParseOptions& options) {
   HloParserImpl parser(std::move(source), text, options);
   try {
     return parser.Run();
@@ -509,8 +487,7 @@ Result<HloModuleGroup> ParseSource(std::shared_ptr<const void> source,
 
 }  // namespace
 
-Result<HloModuleGroup> ParseHloText(std::shared_ptr<const std::string> text,
-                                    const ParseOptions& options) {
+Result<HloModuleGroup> ParseHloText(std::shared_ptr<const std::string> text, const ParseOptions& options) {
   std::string_view view = *text;
   return ParseSource(std::move(text), view, options);
 }
@@ -549,8 +526,7 @@ Result<std::shared_ptr<const std::string>> ReadFileOrStdin(const std::string& pa
   return std::make_shared<const std::string>(std::move(data));
 }
 
-Result<HloModuleGroup> ParseHloFile(const std::string& path,
-                                    const ParseOptions& options) {
+Result<HloModuleGroup> ParseHloFile(const std::string& path, const ParseOptions& options) {
   ParseOptions opts = options;
   opts.path = path == "-" ? "<stdin>" : path;
   if (path != "-") {

@@ -27,8 +27,8 @@
 #ifndef HLOSCOPE_PARSER_PARSER_IMPL_H_
 #define HLOSCOPE_PARSER_PARSER_IMPL_H_
 
-#include <cstdint>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -60,11 +60,10 @@ struct CharClasses {
       bool start = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
       bool ident = start || (c >= '0' && c <= '9') || c == '.' || c == '-';
       bool space = c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '/';
-      bool special = c == '(' || c == ')' || c == '[' || c == ']' || c == '{' ||
-                     c == '}' || c == '"' || c == '/';
-      bits[c] = (start ? kIdentStart : 0) | (ident ? kIdentChar : 0) |
-                (space ? kSpaceOrSlash : 0) | (special ? kBalancedSpecial : 0) |
-                (space && c != '/' ? kWhitespace : 0);
+      bool special =
+          c == '(' || c == ')' || c == '[' || c == ']' || c == '{' || c == '}' || c == '"' || c == '/';
+      bits[c] = (start ? kIdentStart : 0) | (ident ? kIdentChar : 0) | (space ? kSpaceOrSlash : 0) |
+                (special ? kBalancedSpecial : 0) | (space && c != '/' ? kWhitespace : 0);
     }
   }
 };
@@ -92,8 +91,7 @@ class HloParserImpl {
  public:
   // `source` owns `text`, which must be followed by a '\0' byte (a
   // std::string's or a MappedFile's): see SkipSpace.
-  HloParserImpl(std::shared_ptr<const void> source, std::string_view text,
-                const ParseOptions& options)
+  HloParserImpl(std::shared_ptr<const void> source, std::string_view text, const ParseOptions& options)
       : source_(std::move(source)), s_(text), options_(options) {}
 
   HloModuleGroup Run();
@@ -167,10 +165,8 @@ class HloParserImpl {
 
   // --- instruction attributes (attribute_parser.cc) ---------------------------
   void ParseAttributes(HloInstruction* instr);
-  bool ParseInlineComputation(HloInstruction* instr, std::string_view name,
-                              size_t value_offset);
-  void DecodeAttribute(HloInstruction* instr, const HloAttribute& attr,
-                       size_t value_offset);
+  bool ParseInlineComputation(HloInstruction* instr, std::string_view name, size_t value_offset);
+  void DecodeAttribute(HloInstruction* instr, const HloAttribute& attr, size_t value_offset);
   void AddCall(CallRole role, std::string_view name, size_t offset);
   const OpMetadata* ParseMetadata(std::string_view raw, size_t offset);
 
@@ -181,11 +177,9 @@ class HloParserImpl {
   // up) stays untouched, so it also serves inline computations
   // (`calls={ ... }`).
   void ParseComputationBody(HloComputation* comp, size_t open);
-  HloInstruction* ParseInstruction(HloComputation* comp, bool nested,
-                                   const Shape* nested_shape = nullptr);
+  HloInstruction* ParseInstruction(HloComputation* comp, bool nested, const Shape* nested_shape = nullptr);
   void ParseOperands(HloInstruction* instr);
-  HloInstruction* ParseCompactGte(HloInstruction* user, std::string_view name,
-                                  size_t at);
+  HloInstruction* ParseCompactGte(HloInstruction* user, std::string_view name, size_t at);
   void ResolveComputation(HloComputation* comp);
   void FillUsers(HloComputation* comp);
   void FillCallers();
@@ -193,8 +187,8 @@ class HloParserImpl {
   // (ptr still null), AllocateCounted, then AppendOnce for each entry.
   void AllocateCounted(PackedSpan<HloInstruction* const>& list) {
     if (list.len == 0) return;
-    list.ptr = static_cast<HloInstruction**>(module_->arena_.Allocate(
-        sizeof(HloInstruction*) * list.len, alignof(HloInstruction*)));
+    list.ptr = static_cast<HloInstruction**>(
+        module_->arena_.Allocate(sizeof(HloInstruction*) * list.len, alignof(HloInstruction*)));
     list.len = 0;
   }
   // An instruction that uses an operand (or calls a computation) twice is
@@ -232,8 +226,8 @@ class HloParserImpl {
   std::vector<PendingCall> pending_calls_;
   std::vector<std::pair<HloComputation*, size_t>> entry_candidates_;
   NameTable<const OpMetadata*> metadata_pool_;  // metadata text -> parsed, per module
-  std::string_view last_metadata_text_;  // the previous instruction's, and
-  const OpMetadata* last_metadata_ = nullptr;  // its parse (this module's)
+  std::string_view last_metadata_text_;         // the previous instruction's, and
+  const OpMetadata* last_metadata_ = nullptr;   // its parse (this module's)
   NameTable<HloComputation*> computation_names_;
   NameTable<const Shape*> shape_pool_;  // shape text -> interned, per module
   const Shape* unknown_shape_ = nullptr;

@@ -1,17 +1,16 @@
 // Shapes and layouts (xla ParseShape / ParseLayout, ShapeUtil's printer):
 //   f32[8,128]{1,0:T(8,128)}   (f32[], s32[4]{0})   b(f32[4])   token[]
 // Each distinct shape text is built once per module and interned.
-#include <charconv>
-
 #include <fmt/format.h>
+
+#include <charconv>
 
 #include "parser/parser_impl.h"
 
 namespace hloscope {
 
 void HloParserImpl::ErrorTooDeep(size_t offset, std::string_view what) {
-  Error(offset, fmt::format("{} nested deeper than {} levels", what,
-                            options_.max_nesting_depth));
+  Error(offset, fmt::format("{} nested deeper than {} levels", what, options_.max_nesting_depth));
 }
 
 // Finds where the shape starting at `start` ends, without building it;
@@ -41,9 +40,8 @@ size_t HloParserImpl::ScanShapeEnd(size_t start, int depth) {
       } else if (c == '"') {
         i = ScanString(i);
         continue;
-      } else if (c == '{' || c == '}' || c == '[' || c == ']' || c == ',' ||
-                 c == ' ' || c == ':' || c == '<' || c == '=' || c == '?' ||
-                 c == '*' || c == '#' || IsIdentChar(c) || c == '\n' ||
+      } else if (c == '{' || c == '}' || c == '[' || c == ']' || c == ',' || c == ' ' || c == ':' ||
+                 c == '<' || c == '=' || c == '?' || c == '*' || c == '#' || IsIdentChar(c) || c == '\n' ||
                  c == '\t' || c == '\r') {
         // shape characters
       } else {
@@ -56,16 +54,15 @@ size_t HloParserImpl::ScanShapeEnd(size_t start, int depth) {
   // Array: type '[' dims ']' [layout]; b(...) buffers.
   if (!IsIdentStart(first)) return start;
   i = IdentEnd(s_.data(), i);
-  if (i - start == 1 && first == 'b' && PeekAt(i) == '(')
-    return ScanShapeEnd(i, depth + 1);
+  if (i - start == 1 && first == 'b' && PeekAt(i) == '(') return ScanShapeEnd(i, depth + 1);
   if (PeekAt(i) != '[') return start;  // not a shape
   // The dimensions end at ']'; stop early at characters they cannot hold,
   // so that a missing ']' does not send the scan through the whole file.
   ++i;
-  const char* d = s_.data();  // d[size] is the '\0' sentinel
+  const char* d = s_.data();                 // d[size] is the '\0' sentinel
   while (IsDigit(d[i]) || d[i] == ',') ++i;  // the common case: 8,128
-  while (i < s_.size() && d[i] != ']' && d[i] != '\n' && d[i] != '(' &&
-         d[i] != ')' && d[i] != '{' && d[i] != '}' && d[i] != '[')
+  while (i < s_.size() && d[i] != ']' && d[i] != '\n' && d[i] != '(' && d[i] != ')' && d[i] != '{' &&
+         d[i] != '}' && d[i] != '[')
     ++i;
   if (PeekAt(i) != ']') {
     p_ = i;
@@ -229,8 +226,7 @@ const Shape* HloParserImpl::BuildShape(size_t start, size_t end, int depth) {
 //                 | 'S(' INT ')' | 'L(' INT ')' | '#(' type ')' | '*(' type ')'
 //                 | 'SC' ('(' ... ')')+ | 'P(' shape ')' | 'M(' INT ')'
 //                 | 'D(' ... ')' | LETTERS ('(' ... ')')+     (kept verbatim)
-void HloParserImpl::ParseLayout(std::string_view raw, size_t offset,
-                                Layout* layout) {
+void HloParserImpl::ParseLayout(std::string_view raw, size_t offset, Layout* layout) {
   size_t i = 0;
   auto fail = [&](std::string msg) { Error(offset + i, std::move(msg)); };
   auto read_int = [&]() -> int64_t {
@@ -287,11 +283,9 @@ void HloParserImpl::ParseLayout(std::string_view raw, size_t offset,
       layout->tiles = std::string(args);
     } else if (name == "E" || name == "S") {
       int64_t v = 0;
-      auto [ptr, ec] =
-          std::from_chars(args.data() + 1, args.data() + args.size() - 1, v);
+      auto [ptr, ec] = std::from_chars(args.data() + 1, args.data() + args.size() - 1, v);
       if (ec != std::errc() || ptr != args.data() + args.size() - 1 || v < 0)
-        Error(offset + groups_start + 1,
-              fmt::format("expected a non-negative integer in {}(...)", name));
+        Error(offset + groups_start + 1, fmt::format("expected a non-negative integer in {}(...)", name));
       (name == "E" ? layout->element_size_in_bits : layout->memory_space) = v;
     }
   }

@@ -4,113 +4,172 @@ namespace hloscope {
 
 std::string_view CopyCauseName(CopyCause cause) {
   switch (cause) {
-    case CopyCause::kNonDonatedParameter: return "non-donated-parameter";
-    case CopyCause::kConstantUpdated: return "constant-updated";
-    case CopyCause::kLoopCarriedLive: return "loop-carried-live";
-    case CopyCause::kReadAfterUpdate: return "read-after-update";
-    case CopyCause::kOutputDuplicated: return "output-duplicated";
-    case CopyCause::kOutputPassthrough: return "output-passthrough";
-    case CopyCause::kOutputAliasing: return "output-aliasing";
-    case CopyCause::kConditionalBranch: return "conditional-branch";
-    case CopyCause::kLayoutChange: return "layout-change";
-    case CopyCause::kMemorySpaceMove: return "memory-space-move";
-    case CopyCause::kUnknown: return "unknown";
+    case CopyCause::kNonDonatedParameter:
+      return "non-donated-parameter";
+    case CopyCause::kConstantUpdated:
+      return "constant-updated";
+    case CopyCause::kLoopCarriedLive:
+      return "loop-carried-live";
+    case CopyCause::kReadAfterUpdate:
+      return "read-after-update";
+    case CopyCause::kOutputDuplicated:
+      return "output-duplicated";
+    case CopyCause::kOutputPassthrough:
+      return "output-passthrough";
+    case CopyCause::kOutputAliasing:
+      return "output-aliasing";
+    case CopyCause::kConditionalBranch:
+      return "conditional-branch";
+    case CopyCause::kLayoutChange:
+      return "layout-change";
+    case CopyCause::kMemorySpaceMove:
+      return "memory-space-move";
+    case CopyCause::kUnknown:
+      return "unknown";
   }
   return "unknown";
 }
 
 std::string_view CauseRuleName(CauseRule rule) {
   switch (rule) {
-    case CauseRule::kLayoutChange: return "layout-change";
-    case CauseRule::kMemorySpaceMove: return "memory-space-move";
-    case CauseRule::kBranchUpdatesOperand: return "branch-updates-operand";
-    case CauseRule::kBranchPassthrough: return "branch-passthrough";
-    case CauseRule::kBranchResult: return "branch-result";
-    case CauseRule::kConstantUpdated: return "constant-updated";
-    case CauseRule::kConstantReturned: return "constant-returned";
-    case CauseRule::kNonDonatedParameter: return "non-donated-parameter";
-    case CauseRule::kDonatedParameterRead: return "donated-parameter-read";
-    case CauseRule::kReadAfterUpdate: return "read-after-update";
-    case CauseRule::kReadAfterLoopInit: return "read-after-loop-init";
-    case CauseRule::kCarriesSwapped: return "carries-swapped";
-    case CauseRule::kCarryPassedOnLive: return "carry-passed-on-live";
-    case CauseRule::kCarryRebuilt: return "carry-rebuilt";
-    case CauseRule::kCarryOldValueRead: return "carry-old-value-read";
-    case CauseRule::kOutputDuplicated: return "output-duplicated";
-    case CauseRule::kOutputAlsoReturned: return "output-also-returned";
-    case CauseRule::kOutputAliasing: return "output-aliasing";
-    case CauseRule::kOutputPassthrough: return "output-passthrough";
-    case CauseRule::kNone: return "none";
+    case CauseRule::kLayoutChange:
+      return "layout-change";
+    case CauseRule::kMemorySpaceMove:
+      return "memory-space-move";
+    case CauseRule::kBranchUpdatesOperand:
+      return "branch-updates-operand";
+    case CauseRule::kBranchPassthrough:
+      return "branch-passthrough";
+    case CauseRule::kBranchResult:
+      return "branch-result";
+    case CauseRule::kConstantUpdated:
+      return "constant-updated";
+    case CauseRule::kConstantReturned:
+      return "constant-returned";
+    case CauseRule::kNonDonatedParameter:
+      return "non-donated-parameter";
+    case CauseRule::kDonatedParameterRead:
+      return "donated-parameter-read";
+    case CauseRule::kReadAfterUpdate:
+      return "read-after-update";
+    case CauseRule::kReadAfterLoopInit:
+      return "read-after-loop-init";
+    case CauseRule::kCarriesSwapped:
+      return "carries-swapped";
+    case CauseRule::kCarryPassedOnLive:
+      return "carry-passed-on-live";
+    case CauseRule::kCarryRebuilt:
+      return "carry-rebuilt";
+    case CauseRule::kCarryOldValueRead:
+      return "carry-old-value-read";
+    case CauseRule::kOutputDuplicated:
+      return "output-duplicated";
+    case CauseRule::kOutputAlsoReturned:
+      return "output-also-returned";
+    case CauseRule::kOutputAliasing:
+      return "output-aliasing";
+    case CauseRule::kOutputPassthrough:
+      return "output-passthrough";
+    case CauseRule::kNone:
+      return "none";
   }
   return "none";
 }
 
 std::string_view CopyClassName(CopyClass c) {
   switch (c) {
-    case CopyClass::kProtective: return "protective";
-    case CopyClass::kLayoutChange: return "layout-change";
-    case CopyClass::kMemorySpaceMove: return "memory-space-move";
+    case CopyClass::kProtective:
+      return "protective";
+    case CopyClass::kLayoutChange:
+      return "layout-change";
+    case CopyClass::kMemorySpaceMove:
+      return "memory-space-move";
   }
   return "protective";
 }
 
 std::string_view CopyKindName(CopyKind kind) {
   switch (kind) {
-    case CopyKind::kCopy: return "copy";
-    case CopyKind::kCopyStart: return "copy-start";
-    case CopyKind::kCopyFusion: return "copy-fusion";
+    case CopyKind::kCopy:
+      return "copy";
+    case CopyKind::kCopyStart:
+      return "copy-start";
+    case CopyKind::kCopyFusion:
+      return "copy-fusion";
   }
   return "copy";
 }
 
 std::string_view UpdateVerdictName(UpdateVerdict v) {
   switch (v) {
-    case UpdateVerdict::kInPlace: return "in-place";
-    case UpdateVerdict::kInPlaceOnCopy: return "in-place-on-copy";
-    case UpdateVerdict::kOutOfPlace: return "out-of-place";
-    case UpdateVerdict::kNotMaterialized: return "not-materialized";
+    case UpdateVerdict::kInPlace:
+      return "in-place";
+    case UpdateVerdict::kInPlaceOnCopy:
+      return "in-place-on-copy";
+    case UpdateVerdict::kOutOfPlace:
+      return "out-of-place";
+    case UpdateVerdict::kNotMaterialized:
+      return "not-materialized";
   }
   return "in-place";
 }
 
 std::string_view TripCountSourceName(TripCountSource source) {
   switch (source) {
-    case TripCountSource::kKnownTripCount: return "known_trip_count";
-    case TripCountSource::kInductionVariable: return "induction-variable";
-    case TripCountSource::kUnknown: return "unknown";
+    case TripCountSource::kKnownTripCount:
+      return "known_trip_count";
+    case TripCountSource::kInductionVariable:
+      return "induction-variable";
+    case TripCountSource::kUnknown:
+      return "unknown";
   }
   return "unknown";
 }
 
 std::string_view SourceViaName(SourceVia via) {
   switch (via) {
-    case SourceVia::kMetadata: return "metadata";
-    case SourceVia::kUpdate: return "update";
-    case SourceVia::kCopiedValue: return "copied value";
-    case SourceVia::kLoop: return "loop";
+    case SourceVia::kMetadata:
+      return "metadata";
+    case SourceVia::kUpdate:
+      return "update";
+    case SourceVia::kCopiedValue:
+      return "copied value";
+    case SourceVia::kLoop:
+      return "loop";
   }
   return "metadata";
 }
 
 std::string_view DonationName(DonationKind kind) {
   switch (kind) {
-    case DonationKind::kNotDonated: return "";
-    case DonationKind::kInputOutputAlias: return "input-output-alias";
-    case DonationKind::kBufferDonor: return "buffer-donor";
+    case DonationKind::kNotDonated:
+      return "";
+    case DonationKind::kInputOutputAlias:
+      return "input-output-alias";
+    case DonationKind::kBufferDonor:
+      return "buffer-donor";
   }
   return "";
 }
 
 std::string_view ConfirmationBasisName(Confirmation::Basis basis) {
   switch (basis) {
-    case Confirmation::Basis::kNoDump: return "no-dump";
-    case Confirmation::Basis::kNotListed: return "not-listed";
-    case Confirmation::Basis::kSlicesCompared: return "slices-compared";
-    case Confirmation::Basis::kOwnSlice: return "own-slice";
-    case Confirmation::Basis::kReusedDyingOperand: return "reused-dying-operand";
-    case Confirmation::Basis::kNoBuffer: return "no-buffer";
-    case Confirmation::Basis::kListed: return "listed";
-    case Confirmation::Basis::kOutputNotListed: return "output-not-listed";
+    case Confirmation::Basis::kNoDump:
+      return "no-dump";
+    case Confirmation::Basis::kNotListed:
+      return "not-listed";
+    case Confirmation::Basis::kSlicesCompared:
+      return "slices-compared";
+    case Confirmation::Basis::kOwnSlice:
+      return "own-slice";
+    case Confirmation::Basis::kReusedDyingOperand:
+      return "reused-dying-operand";
+    case Confirmation::Basis::kNoBuffer:
+      return "no-buffer";
+    case Confirmation::Basis::kListed:
+      return "listed";
+    case Confirmation::Basis::kOutputNotListed:
+      return "output-not-listed";
   }
   return "no-dump";
 }
@@ -125,42 +184,66 @@ std::string_view ScalingKindName(LoopScaling::Kind kind) {
 
 std::string_view ComputationRoleName(ComputationRole role) {
   switch (role) {
-    case ComputationRole::kEntry: return "entry";
-    case ComputationRole::kFused: return "fused";
-    case ComputationRole::kWhileBody: return "while body";
-    case ComputationRole::kWhileCondition: return "while condition";
-    case ComputationRole::kBranch: return "branch";
-    case ComputationRole::kCall: return "call";
-    case ComputationRole::kAsync: return "async";
-    case ComputationRole::kEmbedded: return "reducer";
-    case ComputationRole::kCustomCall: return "custom-call";
-    case ComputationRole::kUnreachable: return "unreachable";
+    case ComputationRole::kEntry:
+      return "entry";
+    case ComputationRole::kFused:
+      return "fused";
+    case ComputationRole::kWhileBody:
+      return "while body";
+    case ComputationRole::kWhileCondition:
+      return "while condition";
+    case ComputationRole::kBranch:
+      return "branch";
+    case ComputationRole::kCall:
+      return "call";
+    case ComputationRole::kAsync:
+      return "async";
+    case ComputationRole::kEmbedded:
+      return "reducer";
+    case ComputationRole::kCustomCall:
+      return "custom-call";
+    case ComputationRole::kUnreachable:
+      return "unreachable";
   }
   return "unknown";
 }
 
 std::string_view ViolationKindName(Violation::Kind kind) {
   switch (kind) {
-    case Violation::Kind::kCopyInLoop: return "copy-in-loop";
-    case Violation::Kind::kUpdateNotInPlace: return "update-not-in-place";
-    case Violation::Kind::kContradiction: return "contradiction";
-    case Violation::Kind::kCopyBytes: return "copy-bytes";
-    case Violation::Kind::kCopyCount: return "copy-count";
-    case Violation::Kind::kCopiesInLoops: return "copies-in-loops";
-    case Violation::Kind::kCopyBytesInLoops: return "copy-bytes-in-loops";
-    case Violation::Kind::kNothingSelected: return "nothing-selected";
+    case Violation::Kind::kCopyInLoop:
+      return "copy-in-loop";
+    case Violation::Kind::kUpdateNotInPlace:
+      return "update-not-in-place";
+    case Violation::Kind::kContradiction:
+      return "contradiction";
+    case Violation::Kind::kCopyBytes:
+      return "copy-bytes";
+    case Violation::Kind::kCopyCount:
+      return "copy-count";
+    case Violation::Kind::kCopiesInLoops:
+      return "copies-in-loops";
+    case Violation::Kind::kCopyBytesInLoops:
+      return "copy-bytes-in-loops";
+    case Violation::Kind::kNothingSelected:
+      return "nothing-selected";
   }
   return "copy-in-loop";
 }
 
 std::string_view FusionKindText(const HloInstruction& fusion) {
   switch (fusion.fusion_kind()) {
-    case FusionKind::kLoop: return "kLoop";
-    case FusionKind::kInput: return "kInput";
-    case FusionKind::kOutput: return "kOutput";
-    case FusionKind::kCustom: return "kCustom";
-    case FusionKind::kNone: return "";
-    case FusionKind::kOther: break;
+    case FusionKind::kLoop:
+      return "kLoop";
+    case FusionKind::kInput:
+      return "kInput";
+    case FusionKind::kOutput:
+      return "kOutput";
+    case FusionKind::kCustom:
+      return "kCustom";
+    case FusionKind::kNone:
+      return "";
+    case FusionKind::kOther:
+      break;
   }
   if (std::optional<std::string_view> k = fusion.attribute("kind")) return *k;
   return "";

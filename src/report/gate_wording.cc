@@ -15,14 +15,12 @@ std::string At(const std::optional<SourceLocation>& s) {
 }
 
 std::string CopyLine(const CopyFinding& c) {
-  std::string where = c.enclosing_loops.empty()
-                          ? std::string("outside any loop")
-                          : fmt::format("inside {}", c.enclosing_loops.front()->name());
-  std::string line = fmt::format("{} {} {} moves {} × {} = {} per call{} — {}: {}",
-                                 c.instruction()->name(), c.shape->ToString(), where,
-                                 HumanBytes(c.bytes), ExecutionsText(c.executions, c.executions_upper_bound),
-                                 HumanBytes(c.total_bytes), At(c.source), CopyCauseName(c.cause.cause),
-                                 CauseDetail(c));
+  std::string where = c.enclosing_loops.empty() ? std::string("outside any loop")
+                                                : fmt::format("inside {}", c.enclosing_loops.front()->name());
+  std::string line = fmt::format(
+      "{} {} {} moves {} × {} = {} per call{} — {}: {}", c.instruction()->name(), c.shape->ToString(), where,
+      HumanBytes(c.bytes), ExecutionsText(c.executions, c.executions_upper_bound), HumanBytes(c.total_bytes),
+      At(c.source), CopyCauseName(c.cause.cause), CauseDetail(c));
   std::string hint = CauseHint(c);
   if (!hint.empty()) line += "\n      hint: " + hint;
   return line;
@@ -57,8 +55,10 @@ std::string CopyList(const Violation& v) {
 std::string ViolationText(const Violation& v) {
   std::string_view module = v.module ? v.module->module->name() : "";
   switch (v.kind) {
-    case Violation::Kind::kCopyInLoop: return CopyLine(*v.copy);
-    case Violation::Kind::kUpdateNotInPlace: return UpdateLine(v);
+    case Violation::Kind::kCopyInLoop:
+      return CopyLine(*v.copy);
+    case Violation::Kind::kUpdateNotInPlace:
+      return UpdateLine(v);
     case Violation::Kind::kContradiction:
       return fmt::format("{}{}: XLA's buffer assignment contradicts the verdict {}: {}",
                          UpdateLabel(v.update->site), At(v.update->source),
@@ -72,8 +72,8 @@ std::string ViolationText(const Violation& v) {
     case Violation::Kind::kCopyCount:
     case Violation::Kind::kCopiesInLoops:
       return fmt::format("{}: {} {}, budget {}:{}", module, v.amount,
-                         v.kind == Violation::Kind::kCopyCount ? "copies" : "copies inside loops",
-                         v.limit, CopyList(v));
+                         v.kind == Violation::Kind::kCopyCount ? "copies" : "copies inside loops", v.limit,
+                         CopyList(v));
     case Violation::Kind::kNothingSelected: {
       std::vector<std::string> parts;
       if (!v.selected_names.empty())
@@ -89,8 +89,8 @@ std::string ViolationText(const Violation& v) {
 std::string GateFailureMessage(std::string_view title, const std::vector<Violation>& violations,
                                const std::vector<const ModuleCheck*>& modules) {
   if (violations.empty()) return "";
-  std::string out = fmt::format("{}: {} problem{}", title, violations.size(),
-                                violations.size() == 1 ? "" : "s");
+  std::string out =
+      fmt::format("{}: {} problem{}", title, violations.size(), violations.size() == 1 ? "" : "s");
   for (const Violation& v : violations) {
     std::string text = ViolationText(v);
     if (v.kind == Violation::Kind::kNothingSelected) {

@@ -1,10 +1,10 @@
 #include "hloscope/report/render_annotate.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <map>
 #include <set>
-
-#include <fmt/format.h>
 
 #include "hloscope/report/enum_names.h"
 #include "hloscope/report/wording.h"
@@ -30,11 +30,13 @@ std::vector<std::string> Details(const LineFacts& f) {
   if (f.copies.size() > 4) {
     std::map<std::string, std::pair<int64_t, std::optional<int64_t>>> by_cause;
     for (const CopyFinding* c : f.copies) {
-      auto& [n, total] = by_cause.emplace(std::string(CopyCauseName(c->cause.cause)), std::make_pair(0, 0))
-                             .first->second;
+      auto& [n, total] =
+          by_cause.emplace(std::string(CopyCauseName(c->cause.cause)), std::make_pair(0, 0)).first->second;
       ++n;
-      if (total && c->total_bytes) *total += *c->total_bytes;
-      else total = std::nullopt;
+      if (total && c->total_bytes)
+        *total += *c->total_bytes;
+      else
+        total = std::nullopt;
     }
     for (auto& [cause, v] : by_cause)
       out.push_back(fmt::format("copy ×{} {}: {} per call", v.first, cause, HumanBytes(v.second)));
@@ -55,7 +57,8 @@ std::vector<std::string> Details(const LineFacts& f) {
     auto it = std::find_if(reads.begin(), reads.end(), [&](const auto& p) {
       return p.first->reader == r.reader && p.first->copy->copied_from == r.copy->copied_from;
     });
-    if (it == reads.end()) reads.push_back({&r, {r.copy}});
+    if (it == reads.end())
+      reads.push_back({&r, {r.copy}});
     else if (std::find(it->second.begin(), it->second.end(), r.copy) == it->second.end())
       it->second.push_back(r.copy);
   }
@@ -64,8 +67,10 @@ std::vector<std::string> Details(const LineFacts& f) {
     std::optional<int64_t> total = 0;
     for (const CopyFinding* c : copies) {
       names.push_back(std::string(c->instruction()->name()));
-      if (total && c->total_bytes) *total += *c->total_bytes;
-      else total = std::nullopt;
+      if (total && c->total_bytes)
+        *total += *c->total_bytes;
+      else
+        total = std::nullopt;
     }
     out.push_back(fmt::format("reads {} after its in-place update ({}) → forces {} ({} per call)",
                               PositionText(r->copy->copied_from), r->reader->name(), fmt::join(names, ", "),

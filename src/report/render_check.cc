@@ -32,8 +32,8 @@ void CopiesSection(const ModuleCheck& m, const CheckTextOptions& options, std::o
     if (!hint.empty()) out << fmt::format("  {:<22} hint:  {}\n", "", hint);
   }
   if (scalars > 0)
-    out << fmt::format("  + {} scalar cop{} ({} per call: loop counters and loop-start constants)\n",
-                       scalars, scalars == 1 ? "y" : "ies", HumanBytes(scalar_bytes));
+    out << fmt::format("  + {} scalar cop{} ({} per call: loop counters and loop-start constants)\n", scalars,
+                       scalars == 1 ? "y" : "ies", HumanBytes(scalar_bytes));
 }
 
 void UpdatesSection(const ModuleCheck& m, std::ostream& out) {
@@ -93,9 +93,12 @@ void RenderCheckText(const std::vector<const ModuleCheck*>& modules, const Check
     if (!m.buffer_assignment_path.empty()) {
       int64_t confirmed = 0, contradicted = 0, open = 0;
       for (const UpdateFinding& u : m.updates) {
-        if (!u.confirmation.confirmed) ++open;
-        else if (*u.confirmation.confirmed) ++confirmed;
-        else ++contradicted;
+        if (!u.confirmation.confirmed)
+          ++open;
+        else if (*u.confirmation.confirmed)
+          ++confirmed;
+        else
+          ++contradicted;
       }
       out << fmt::format(
           "\nverdicts checked against XLA's buffer assignment ({}): {} confirmed, {} contradicted, {} "

@@ -1,9 +1,9 @@
 #include "hloscope/report/render_explain.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <map>
-
-#include <fmt/format.h>
 
 #include "hloscope/ir/printer.h"
 #include "hloscope/report/enum_names.h"
@@ -32,10 +32,10 @@ ExplainSection WhereItIs(const InstructionFacts& f) {
   where.lines.push_back(fmt::format("computation {} ({}){}", comp->name(), ComputationRoleName(f.role),
                                     comp->is_entry() ? " — the program's main function" : ""));
   if (f.fusion) {
-    where.lines.push_back(fmt::format(
-        "fused: it is part of the kernel of {} ({} fusion in {}); it has no buffer of its own{}",
-        f.fusion->name(), FusionKindText(*f.fusion), f.fusion->parent()->name(),
-        instr.is_root() ? ", but as the fused root its value is the fusion's output" : ""));
+    where.lines.push_back(
+        fmt::format("fused: it is part of the kernel of {} ({} fusion in {}); it has no buffer of its own{}",
+                    f.fusion->name(), FusionKindText(*f.fusion), f.fusion->parent()->name(),
+                    instr.is_root() ? ", but as the fused root its value is the fusion's output" : ""));
     if (f.kernel != f.fusion && f.kernel != &instr)
       where.lines.push_back(fmt::format("that fusion is itself nested in {}", f.kernel->name()));
   } else if (f.kernel != &instr) {
@@ -58,7 +58,8 @@ ExplainSection WhatItDoes(const InstructionFacts& f) {
   std::string_view desc = DescribeOpcode(instr.opcode_text());
   what.lines.push_back(fmt::format("{}: {}", instr.opcode_text(),
                                    desc.empty() ? "an opcode hloscope has no description for." : desc));
-  if (instr.opcode() == HloOpcode::kParameter && fusion && instr.parameter_number() < fusion->operand_count()) {
+  if (instr.opcode() == HloOpcode::kParameter && fusion &&
+      instr.parameter_number() < fusion->operand_count()) {
     const HloInstruction* op = fusion->operand(instr.parameter_number());
     what.lines.push_back(fmt::format("here: operand {} of {}, i.e. {} = {} {}", instr.parameter_number(),
                                      fusion->name(), op->name(), op->shape().ToString(), op->opcode_text()));
@@ -105,9 +106,10 @@ ExplainSection WhereItComesFrom(const InstructionFacts& f) {
   if (md && !md->op_name.empty())
     for (const std::string& s : DescribeOpName(CUnescape(md->op_name))) src.lines.push_back(s);
   if (loc && !loc->file.empty()) {
-    std::string via = loc->via == SourceVia::kMetadata
-                          ? ""
-                          : fmt::format(" (no metadata of its own: attributed via the {})", SourceViaName(loc->via));
+    std::string via =
+        loc->via == SourceVia::kMetadata
+            ? ""
+            : fmt::format(" (no metadata of its own: attributed via the {})", SourceViaName(loc->via));
     src.lines.push_back(fmt::format("{}:{}{}{}{}", loc->file, loc->line,
                                     loc->column ? fmt::format(":{}", loc->column) : "",
                                     loc->function.empty() ? "" : " in " + loc->function, via));
@@ -123,12 +125,14 @@ ExplainSection WhereItComesFrom(const InstructionFacts& f) {
       src.lines.push_back(fmt::format("  called from {}", text));
     }
     if (md && md->stack_frame_id > 0)
-      src.lines.push_back(fmt::format("(metadata stack_frame_id={} → the module's StackFrames table; "
-                                      "hloscope shows the innermost frame in your code)",
-                                      md->stack_frame_id));
+      src.lines.push_back(
+          fmt::format("(metadata stack_frame_id={} → the module's StackFrames table; "
+                      "hloscope shows the innermost frame in your code)",
+                      md->stack_frame_id));
   } else if (!md) {
-    src.lines.push_back("no metadata: XLA created this instruction itself (copy insertion, layout "
-                        "assignment, loop canonicalization, ...).");
+    src.lines.push_back(
+        "no metadata: XLA created this instruction itself (copy insertion, layout "
+        "assignment, loop canonicalization, ...).");
   } else {
     src.lines.push_back("metadata without a source line.");
   }
@@ -140,21 +144,25 @@ ExplainSection InPlaceOrCopied(const ModuleAnalysis& a, const InstructionFacts& 
   ExplainSection ip{"In place or copied?", {}};
   for (const UpdateFinding* u : f.updates) {
     ip.lines.push_back(fmt::format("{} {}: {} — {}", u->site.instruction->opcode_text(),
-                                   u->site.instruction->name(), UpdateVerdictName(u->verdict), UpdateReason(*u)));
+                                   u->site.instruction->name(), UpdateVerdictName(u->verdict),
+                                   UpdateReason(*u)));
     if (u->verdict == UpdateVerdict::kInPlaceOnCopy && u->runs_on)
       if (const CopyFinding* c = a.check.FindCopy(*u->runs_on))
         ip.lines.push_back(fmt::format("  the copy {} moves {} × {} ({}): {}", c->instruction()->name(),
-                                       HumanBytes(c->bytes), ExecutionsText(c->executions, c->executions_upper_bound),
+                                       HumanBytes(c->bytes),
+                                       ExecutionsText(c->executions, c->executions_upper_bound),
                                        CopyCauseName(c->cause.cause), CauseDetail(*c)));
     if (u->full_rewrite) ip.lines.push_back("  it shares the buffer but rewrites all of it every time");
-    if (u->bytes_written) ip.lines.push_back(fmt::format("  writes {} per execution", HumanBytes(u->bytes_written)));
+    if (u->bytes_written)
+      ip.lines.push_back(fmt::format("  writes {} per execution", HumanBytes(u->bytes_written)));
     if (u->confirmation.confirmed)
       ip.lines.push_back(fmt::format("  {} by XLA's buffer assignment: {}",
-                                     *u->confirmation.confirmed ? "confirmed" : "CONTRADICTED", ConfirmationText(*u)));
+                                     *u->confirmation.confirmed ? "confirmed" : "CONTRADICTED",
+                                     ConfirmationText(*u)));
   }
   for (const CopyFinding* c : f.copies) {
-    ip.lines.push_back(fmt::format("this is a {} copy ({}): {} × {} = {} per call", CopyClassName(c->copy_class),
-                                   CopyKindName(c->kind), HumanBytes(c->bytes),
+    ip.lines.push_back(fmt::format("this is a {} copy ({}): {} × {} = {} per call",
+                                   CopyClassName(c->copy_class), CopyKindName(c->kind), HumanBytes(c->bytes),
                                    ExecutionsText(c->executions, c->executions_upper_bound),
                                    HumanBytes(c->total_bytes)));
     ip.lines.push_back(fmt::format("cause: {} — {}", CopyCauseName(c->cause.cause), CauseDetail(*c)));
@@ -221,11 +229,11 @@ Explanation ExplainModule(const ModuleAnalysis& a) {
                        module.is_scheduled() ? ", scheduled (text order is execution order)" : "");
 
   ExplainSection s1{"1. Start at ENTRY", {}};
-  s1.lines.push_back(fmt::format(
-      "ENTRY {} is the program's main function; the other computations are called from it "
-      "(fused computations, loop bodies and conditions, branches, reducers). Each line is one "
-      "instruction: `name = shape opcode(operands), attributes`.",
-      entry->name()));
+  s1.lines.push_back(
+      fmt::format("ENTRY {} is the program's main function; the other computations are called from it "
+                  "(fused computations, loop bodies and conditions, branches, reducers). Each line is one "
+                  "instruction: `name = shape opcode(operands), attributes`.",
+                  entry->name()));
   for (const ParameterFinding& p : check.parameters) {
     std::string name = p.parameter->metadata() ? CUnescape(p.parameter->metadata()->op_name) : "";
     std::string_view donated =
@@ -235,8 +243,8 @@ Explanation ExplainModule(const ModuleAnalysis& a) {
             ? "donated (buffer_donor only: aliased with no output, so XLA still treats it as read-only)"
             : "not donated: XLA must not overwrite it";
     s1.lines.push_back(fmt::format("argument {}: {} {}{} — {}", p.number, p.parameter->name(),
-                                   p.parameter->shape().ToString(), name.empty() ? "" : fmt::format(" ({})", name),
-                                   donated));
+                                   p.parameter->shape().ToString(),
+                                   name.empty() ? "" : fmt::format(" ({})", name), donated));
   }
   s1.lines.push_back(fmt::format("ROOT {} is the result ({}).", entry->root_instruction()->name(),
                                  entry->root_instruction()->shape().ToString()));
@@ -270,10 +278,12 @@ Explanation ExplainModule(const ModuleAnalysis& a) {
     s3.lines.push_back(fmt::format("  body {} ({} instructions), condition {}", body ? body->name() : "?",
                                    body ? body->instruction_count() : 0, cond ? cond->name() : "?"));
   }
-  if (check.loops.empty()) s3.lines.push_back("no while loops: every instruction runs once per call.");
+  if (check.loops.empty())
+    s3.lines.push_back("no while loops: every instruction runs once per call.");
   else
-    s3.lines.push_back("Everything in a loop body runs once per iteration: a copy there costs its "
-                       "bytes × the trip count.");
+    s3.lines.push_back(
+        "Everything in a loop body runs once per iteration: a copy there costs its "
+        "bytes × the trip count.");
   e.sections.push_back(std::move(s3));
 
   static const ModuleFusions kNoFusions;
@@ -315,7 +325,8 @@ Explanation ExplainModule(const ModuleAnalysis& a) {
   for (const UpdateFinding& u : check.updates) ++verdicts[std::string(UpdateVerdictName(u.verdict))];
   parts.clear();
   for (auto& [v, n] : verdicts) parts.push_back(fmt::format("{} {}", n, v));
-  s5.lines.push_back(fmt::format("updates: {}", parts.empty() ? "none" : fmt::format("{}", fmt::join(parts, ", "))));
+  s5.lines.push_back(
+      fmt::format("updates: {}", parts.empty() ? "none" : fmt::format("{}", fmt::join(parts, ", "))));
   e.sections.push_back(std::move(s5));
 
   ExplainSection s6{"Next", {}};

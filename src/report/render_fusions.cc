@@ -1,8 +1,8 @@
 #include "hloscope/report/render_fusions.h"
 
-#include <map>
-
 #include <fmt/format.h>
+
+#include <map>
 
 #include "hloscope/report/enum_names.h"
 #include "hloscope/report/wording.h"
@@ -13,8 +13,8 @@ namespace hloscope {
 std::vector<std::string> KernelFindingLines(const FusionSummary& f) {
   std::vector<std::string> out;
   for (const UpdateFinding* u : f.updates) {
-    std::string line = fmt::format("{} {}: {}", u->site.instruction->opcode_text(), u->site.instruction->name(),
-                                   UpdateVerdictName(u->verdict));
+    std::string line = fmt::format("{} {}: {}", u->site.instruction->opcode_text(),
+                                   u->site.instruction->name(), UpdateVerdictName(u->verdict));
     if (u->runs_on) line += fmt::format(" (on {})", u->runs_on->instruction->name());
     if (u->full_rewrite) line += ", rewrites the whole buffer";
     out.push_back(std::move(line));
@@ -44,7 +44,8 @@ void RenderFusionsText(const std::vector<const ModuleFusions*>& modules, std::st
                        parts.empty() ? "" : ": ", fmt::join(parts, ", "));
     for (const FusionSummary& f : m.fusions) {
       const HloInstruction* fusion = f.fusion;
-      std::string kind = std::string(FusionKindText(*fusion)) + (f.backend_kind.empty() ? "" : " " + f.backend_kind);
+      std::string kind =
+          std::string(FusionKindText(*fusion)) + (f.backend_kind.empty() ? "" : " " + f.backend_kind);
       std::string loops = f.enclosing_loops.empty() ? fmt::format("in {}", fusion->parent()->name())
                                                     : fmt::format("in {}", f.enclosing_loops.front()->name());
       out << fmt::format("\n  {}  {}  {}  ×{}  {}\n", fusion->name(), kind, fusion->shape().ToString(),
@@ -57,16 +58,19 @@ void RenderFusionsText(const std::vector<const ModuleFusions*>& modules, std::st
       if (!f.interesting.empty()) {
         std::vector<std::string> names;
         for (const FusedOp& op : f.interesting) {
-          std::string where = op.source && !op.source->file.empty() ? fmt::format(" @{}", op.source->line) : "";
-          names.push_back(fmt::format("{} {}{}", op.instruction->name(), op.instruction->shape().ToString(), where));
+          std::string where =
+              op.source && !op.source->file.empty() ? fmt::format(" @{}", op.source->line) : "";
+          names.push_back(
+              fmt::format("{} {}{}", op.instruction->name(), op.instruction->shape().ToString(), where));
         }
         size_t shown = std::min<size_t>(names.size(), 8);
         std::vector<std::string> head(names.begin(), names.begin() + shown);
         out << fmt::format("      notable  {}{}\n", fmt::join(head, ", "),
                            names.size() > shown ? fmt::format(", +{} more", names.size() - shown) : "");
       }
-      out << fmt::format("      bytes    reads {}, writes {} per run; {} per call\n", HumanBytes(f.bytes_read),
-                         HumanBytes(f.bytes_written), HumanBytes(f.bytes_per_call()));
+      out << fmt::format("      bytes    reads {}, writes {} per run; {} per call\n",
+                         HumanBytes(f.bytes_read), HumanBytes(f.bytes_written),
+                         HumanBytes(f.bytes_per_call()));
       for (const std::string& s : KernelFindingLines(f)) out << fmt::format("      check    {}\n", s);
     }
   }

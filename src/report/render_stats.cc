@@ -1,9 +1,9 @@
 #include "hloscope/report/render_stats.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <map>
-
-#include <fmt/format.h>
 
 #include "hloscope/report/enum_names.h"
 #include "hloscope/report/json_model.h"
@@ -27,8 +27,7 @@ Json RolesJson(const ModuleStats& m) {
 
 }  // namespace
 
-void RenderStats(const std::vector<ModuleStats>& modules, OutputFormat format,
-                 std::ostream& out) {
+void RenderStats(const std::vector<ModuleStats>& modules, OutputFormat format, std::ostream& out) {
   if (format == OutputFormat::kJson) {
     Json doc = JsonEnvelope("stats");
     doc["modules"] = Json::array();
@@ -57,8 +56,7 @@ void RenderStats(const std::vector<ModuleStats>& modules, OutputFormat format,
     out << fmt::format("  parameters: {} ({})   output: {}\n", m.parameter_count,
                        HumanBytes(m.parameter_bytes), HumanBytes(m.output_bytes));
     out << fmt::format("  computations: {}\n", m.computations);
-    for (const auto& [role, n] : RolesByName(m))
-      out << fmt::format("    {:<18}{:>8}\n", role, n);
+    for (const auto& [role, n] : RolesByName(m)) out << fmt::format("    {:<18}{:>8}\n", role, n);
     out << fmt::format("  instructions: {}\n", m.instructions);
     std::vector<std::pair<std::string, int64_t>> ops(m.instructions_by_opcode.begin(),
                                                      m.instructions_by_opcode.end());

@@ -1,9 +1,9 @@
 #include "hloscope/report/render_where.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <map>
-
-#include <fmt/format.h>
 
 #include "hloscope/report/enum_names.h"
 #include "hloscope/report/wording.h"
@@ -28,8 +28,9 @@ std::string GroupHeading(const LineInstruction& li, const ModuleAnalysis& a) {
   if (li.kernel && li.kernel->opcode() == HloOpcode::kFusion) {
     const FusionSummary* fs = a.fusions ? a.fusions->Find(li.kernel) : nullptr;
     std::string lines = fs ? FileLinesText(fs->lines) : "";
-    return fmt::format("in fusion {} ({}; lines {}) in {}{} {}", li.kernel->name(), FusionKindText(*li.kernel),
-                       lines.empty() ? "?" : lines, li.kernel->parent()->name(), loop, times);
+    return fmt::format("in fusion {} ({}; lines {}) in {}{} {}", li.kernel->name(),
+                       FusionKindText(*li.kernel), lines.empty() ? "?" : lines, li.kernel->parent()->name(),
+                       loop, times);
   }
   if (li.kernel)
     return fmt::format("in {} ({}) in {}{} {}", li.kernel->name(), li.kernel->opcode_text(),
@@ -70,7 +71,8 @@ std::string ViaNote(const LineFacts& f, const CopyFinding* c) {
 
 void RenderLine(const LineFacts& f, const ModuleAnalysis& a, SourceFiles& files, std::ostream& out) {
   std::optional<std::string> text = files.Line(f.file, f.line);
-  out << fmt::format("\n{}:{}{}\n", DisplayPath(f.file), f.line, text ? "   " + std::string(*text) : std::string());
+  out << fmt::format("\n{}:{}{}\n", DisplayPath(f.file), f.line,
+                     text ? "   " + std::string(*text) : std::string());
   for (const CopyFinding* c : f.copies) {
     out << fmt::format("  copy    {}{}\n", CopySummaryLine(*c), ViaNote(f, c));
     out << fmt::format("          {}\n", CauseDetail(*c));
@@ -82,11 +84,14 @@ void RenderLine(const LineFacts& f, const ModuleAnalysis& a, SourceFiles& files,
     std::string key = fmt::format("{} reads {}", r.reader->name(), PositionText(r.copy->copied_from));
     auto it = std::find_if(reads.begin(), reads.end(), [&](const auto& p) { return p.first == key; });
     std::string copy(r.copy->instruction()->name());
-    if (it == reads.end()) reads.push_back({key, {copy}});
-    else it->second.push_back(copy);
+    if (it == reads.end())
+      reads.push_back({key, {copy}});
+    else
+      it->second.push_back(copy);
   }
   for (const auto& [key, copies] : reads)
-    out << fmt::format("  read    {} after it is updated in place: this forces {}\n", key, fmt::join(copies, ", "));
+    out << fmt::format("  read    {} after it is updated in place: this forces {}\n", key,
+                       fmt::join(copies, ", "));
   // Instructions grouped by kernel / computation, in order of appearance.
   std::vector<const void*> order;
   std::map<const void*, std::vector<const LineInstruction*>> groups;
@@ -101,7 +106,8 @@ void RenderLine(const LineFacts& f, const ModuleAnalysis& a, SourceFiles& files,
     for (const LineInstruction* li : g) {
       std::string note;
       for (const UpdateFinding* u : li->updates) note += fmt::format("  ← {}", UpdateVerdictName(u->verdict));
-      for (const CopyFinding* c : li->copies) note += fmt::format("  ← copy, {} per call", HumanBytes(c->total_bytes));
+      for (const CopyFinding* c : li->copies)
+        note += fmt::format("  ← copy, {} per call", HumanBytes(c->total_bytes));
       out << fmt::format("    {:<32} {:<22} {}{}\n", li->instruction->name(), li->instruction->opcode_text(),
                          li->instruction->shape().ToString(), note);
     }

@@ -1,10 +1,10 @@
 #include "hloscope/report/wording.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <map>
 #include <set>
-
-#include <fmt/format.h>
 
 #include "hloscope/analysis/call_graph.h"
 #include "hloscope/report/enum_names.h"
@@ -99,9 +99,7 @@ std::string FileLinesText(const std::vector<FileLines>& files) {
 
 namespace {
 
-std::string LayoutText(const Shape* s) {
-  return s && s->layout ? "{" + s->layout->raw + "}" : "{}";
-}
+std::string LayoutText(const Shape* s) { return s && s->layout ? "{" + s->layout->raw + "}" : "{}"; }
 
 // What the copy is for, as the object of "X is ...".
 std::string WhatText(const CauseFacts& f) {
@@ -227,14 +225,14 @@ std::string CauseHint(const CopyFinding& c) {
       return "";
     case CauseRule::kNonDonatedParameter: {
       int64_t p = c.copied_from.instruction->parameter_number();
-      std::string hint =
-          f.donation == DonationKind::kBufferDonor
-              ? std::string("return the updated array (same shape and dtype) so the donation can "
-                            "alias it with an output")
-              : fmt::format("donate argument {}: jax.jit(f, donate_argnums={})", p, p);
+      std::string hint = f.donation == DonationKind::kBufferDonor
+                             ? std::string(
+                                   "return the updated array (same shape and dtype) so the donation can "
+                                   "alias it with an output")
+                             : fmt::format("donate argument {}: jax.jit(f, donate_argnums={})", p, p);
       if (!f.readers.empty())
-        hint += fmt::format(" (it is also read by {}: donation alone may not remove the copy)",
-                            FirstReader(f));
+        hint +=
+            fmt::format(" (it is also read by {}: donation alone may not remove the copy)", FirstReader(f));
       return hint;
     }
     case CauseRule::kDonatedParameterRead:
@@ -303,7 +301,8 @@ std::string ConfirmationText(const UpdateFinding& u) {
     return fmt::format("{} at allocation {} offset {}", PositionText(p), s->allocation, s->offset);
   };
   switch (c.basis) {
-    case Confirmation::Basis::kNoDump: return "";
+    case Confirmation::Basis::kNoDump:
+      return "";
     case Confirmation::Basis::kNotListed:
       return fmt::format("{} or {} not in the buffer assignment", PositionText(c.subject),
                          PositionText(c.object));
@@ -328,8 +327,8 @@ std::string ConfirmationText(const UpdateFinding& u) {
 
 std::string ScalingText(const LoopScaling& s) {
   if (s.kind == LoopScaling::Kind::kCopy)
-    return fmt::format("{} copies {} ({}) every iteration", s.copy.instruction->name(),
-                       HumanBytes(s.bytes), s.shape->ToString());
+    return fmt::format("{} copies {} ({}) every iteration", s.copy.instruction->name(), HumanBytes(s.bytes),
+                       s.shape->ToString());
   return fmt::format("carry {} ({}, {}) is rewritten in full by {} every iteration", s.carry,
                      s.shape->ToString(), HumanBytes(s.bytes), PositionText(s.rewritten_by));
 }
@@ -364,8 +363,10 @@ std::vector<std::string> UpdateSummaryLines(const std::vector<const UpdateFindin
     std::optional<int64_t> total = 0;
     for (const UpdateFinding* u : group) {
       if (!total) break;
-      if (!u->bytes_written || !u->executions) total = std::nullopt;
-      else *total += *u->bytes_written * *u->executions;
+      if (!u->bytes_written || !u->executions)
+        total = std::nullopt;
+      else
+        *total += *u->bytes_written * *u->executions;
     }
     out.push_back(fmt::format("×{} {}, e.g. {}; {} written per call in all", group.size(), verdict,
                               UpdateLabel(group.front()->site), HumanBytes(total)));
@@ -397,10 +398,11 @@ std::string Headline(const ModuleCheck& m) {
       continue;
     }
     ++n;
-    if (!c.total_bytes) known = false;
-    else sum += *c.total_bytes;
-    if (!c.enclosing_loops.empty() && c.total_bytes)
-      by_loop[c.enclosing_loops.back()] += *c.total_bytes;
+    if (!c.total_bytes)
+      known = false;
+    else
+      sum += *c.total_bytes;
+    if (!c.enclosing_loops.empty() && c.total_bytes) by_loop[c.enclosing_loops.back()] += *c.total_bytes;
   }
   std::string scalar_note =
       scalars == 0 ? "" : fmt::format(" (+{} scalar cop{})", scalars, scalars == 1 ? "y" : "ies");

@@ -1,8 +1,8 @@
 #include "hloscope/support/diagnostic.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 namespace hloscope {
 
@@ -27,12 +27,10 @@ std::string Diagnostic::Format() const {
   // Keep tabs in the caret line so it lines up under tab-indented text.
   for (size_t i = 0; i < pad.size() && i < line_text.size(); ++i)
     if (line_text[i] == '\t') pad[i] = '\t';
-  return fmt::format("{}:{}:{}: error: {}\n{}\n{}^\n", path, line, column,
-                     message, line_text, pad);
+  return fmt::format("{}:{}:{}: error: {}\n{}\n{}^\n", path, line, column, message, line_text, pad);
 }
 
-Diagnostic MakeDiagnostic(std::string_view path, std::string_view text,
-                          size_t offset, std::string message) {
+Diagnostic MakeDiagnostic(std::string_view path, std::string_view text, size_t offset, std::string message) {
   Diagnostic d;
   d.path = std::string(path);
   d.message = std::move(message);

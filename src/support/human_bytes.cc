@@ -16,8 +16,6 @@ std::string HumanBytes(int64_t bytes) {
   return fmt::format("{:.1f} {}", v, kUnits[unit]);
 }
 
-std::string HumanBytes(std::optional<int64_t> bytes) {
-  return bytes ? HumanBytes(*bytes) : std::string("?");
-}
+std::string HumanBytes(std::optional<int64_t> bytes) { return bytes ? HumanBytes(*bytes) : std::string("?"); }
 
 }  // namespace hloscope

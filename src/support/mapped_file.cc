@@ -10,8 +10,7 @@
 
 namespace hloscope {
 
-std::shared_ptr<const MappedFile> MappedFile::Open(const std::string& path,
-                                                   std::string* error) {
+std::shared_ptr<const MappedFile> MappedFile::Open(const std::string& path, std::string* error) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     *error = std::strerror(errno);
@@ -46,8 +45,7 @@ std::shared_ptr<const MappedFile> MappedFile::Open(const std::string& path,
     munmap(base, reserve);
     return nullptr;
   }
-  return std::shared_ptr<const MappedFile>(
-      new MappedFile(static_cast<const char*>(base), size, reserve));
+  return std::shared_ptr<const MappedFile>(new MappedFile(static_cast<const char*>(base), size, reserve));
 }
 
 MappedFile::~MappedFile() {

@@ -7,12 +7,12 @@
 
 #include <filesystem>
 
+#include "check_test_util.h"
 #include "hloscope/analysis/check.h"
 #include "hloscope/parser/buffer_assignment.h"
 #include "hloscope/parser/parser.h"
 #include "hloscope/report/enum_names.h"
 #include "hloscope/report/wording.h"
-#include "check_test_util.h"
 
 namespace hloscope {
 namespace {
@@ -49,8 +49,7 @@ TEST_P(FixtureTest, VerdictsConfirmedByBufferAssignment) {
     EXPECT_NE(c.cause.cause, CopyCause::kUnknown) << c.instruction()->name() << ": " << CauseDetail(c);
     bool loops_known = true;
     for (const LoopFinding& l : check.loops)
-      if (std::find(c.enclosing_loops.begin(), c.enclosing_loops.end(), l.loop) !=
-              c.enclosing_loops.end() &&
+      if (std::find(c.enclosing_loops.begin(), c.enclosing_loops.end(), l.loop) != c.enclosing_loops.end() &&
           !l.trip_count)
         loops_known = false;
     if (loops_known) {

@@ -12,11 +12,11 @@ namespace {
 
 using testing::Check;
 using testing::FindCopy;
+using testing::FindUpdate;
 using testing::Name;
 using testing::Names;
-using testing::RunsOn;
-using testing::FindUpdate;
 using testing::ParseOne;
+using testing::RunsOn;
 
 // A while loop that writes one element per iteration into a buffer.
 constexpr char kLoopTemplate[] = R"(
@@ -83,8 +83,9 @@ TEST(CheckRulesTest, DonatedLoopUpdateIsInPlaceWithNoCopy) {
 }
 
 TEST(CheckRulesTest, NonDonatedLoopUpdateRunsOnACopyOfTheArgument) {
-  auto m = ParseOne(Loop("", "  %cp = f32[1024]{0} copy(%buf)\n"
-                             "  %init = (s32[], f32[1024]{0}) tuple(%zero, %cp)"));
+  auto m = ParseOne(Loop("",
+                         "  %cp = f32[1024]{0} copy(%buf)\n"
+                         "  %init = (s32[], f32[1024]{0}) tuple(%zero, %cp)"));
   ModuleCheck c = Check(*m);
   const CopyFinding* cp = FindCopy(c, "cp");
   ASSERT_NE(cp, nullptr);
@@ -110,9 +111,10 @@ TEST(CheckRulesTest, NonDonatedLoopUpdateRunsOnACopyOfTheArgument) {
 }
 
 TEST(CheckRulesTest, UpdatedConstantIsCopied) {
-  auto m = ParseOne(Loop("", "  %k = f32[1024]{0} constant({...})\n"
-                             "  %cp = f32[1024]{0} copy(%k)\n"
-                             "  %init = (s32[], f32[1024]{0}) tuple(%zero, %cp)"));
+  auto m = ParseOne(Loop("",
+                         "  %k = f32[1024]{0} constant({...})\n"
+                         "  %cp = f32[1024]{0} copy(%k)\n"
+                         "  %init = (s32[], f32[1024]{0}) tuple(%zero, %cp)"));
   ModuleCheck c = Check(*m);
   const CopyFinding* cp = FindCopy(c, "cp");
   ASSERT_NE(cp, nullptr);
@@ -377,8 +379,7 @@ ENTRY %main (n: s32[], x: f32[8]) -> (s32[], f32[8]) {
 }
 
 TEST(CheckRulesTest, OutputToOperandAliasingIsAnInPlacePair) {
-  std::vector<InPlacePair> pairs =
-      ParseOutputToOperandAliasing("{{0}: (1, {}), {1}: (2, {0})}");
+  std::vector<InPlacePair> pairs = ParseOutputToOperandAliasing("{{0}: (1, {}), {1}: (2, {0})}");
   ASSERT_EQ(pairs.size(), 2u);
   EXPECT_EQ(pairs[0].operand_number, 1);
   EXPECT_EQ(pairs[0].output_index, ShapeIndex{0});
@@ -389,8 +390,9 @@ TEST(CheckRulesTest, OutputToOperandAliasingIsAnInPlacePair) {
 TEST(CheckRulesTest, BufferDonorOnlyIsDonatedButStillReadOnly) {
   // donate_argnums without a matching output: JAX writes buffer_donor, XLA
   // still protects the argument (IsReadonlyEntryParameterValue).
-  auto m = ParseOne(Loop(", buffer_donor={ (0, {}) }", "  %cp = f32[1024]{0} copy(%buf)\n"
-                                                      "  %init = (s32[], f32[1024]{0}) tuple(%zero, %cp)"));
+  auto m = ParseOne(Loop(", buffer_donor={ (0, {}) }",
+                         "  %cp = f32[1024]{0} copy(%buf)\n"
+                         "  %init = (s32[], f32[1024]{0}) tuple(%zero, %cp)"));
   ModuleCheck c = Check(*m);
   ASSERT_EQ(c.parameters.size(), 1u);
   EXPECT_TRUE(c.parameters[0].donated());
@@ -419,8 +421,9 @@ ENTRY %main (p: (f32[4], f32[4])) -> (f32[4]) {
 }
 
 TEST(CheckRulesTest, FindingsAreFoundFromTheIr) {
-  auto m = ParseOne(Loop("", "  %cp = f32[1024]{0} copy(%buf)\n"
-                             "  %init = (s32[], f32[1024]{0}) tuple(%zero, %cp)"));
+  auto m = ParseOne(Loop("",
+                         "  %cp = f32[1024]{0} copy(%buf)\n"
+                         "  %init = (s32[], f32[1024]{0}) tuple(%zero, %cp)"));
   ModuleCheck c = Check(*m);
   const HloComputation* body = m->GetComputation("body");
   const HloInstruction* upd = body->GetInstruction("upd");

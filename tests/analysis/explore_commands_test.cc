@@ -2,19 +2,17 @@
 // instruction of a line is found with its kernel, loop, executions and
 // findings — also in a module of more than 10,000 instructions — the copy
 // shows on the line that causes it, and each kernel lists its source lines.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <fmt/format.h>
-
-#include <nlohmann/json.hpp>
 
 #include "hloscope/analysis/fusion_summary.h"
 #include "hloscope/analysis/instruction_facts.h"
@@ -300,7 +298,8 @@ TEST(ExploreAnnotate, CopyOnTheUpdateLineInsideANamedScope) {
   std::string text = Annotate(*session, o);
   std::string w = GutterLine(text, LineOf("scopes.py", "new = buf.at[i].set(v)"));
   EXPECT_NE(w.find("■"), std::string::npos) << text;
-  std::string r = GutterLine(text, LineOf("scopes.py", "acc = acc + buf[(i + 1) % n]", "def scoped_cond_remat"));
+  std::string r =
+      GutterLine(text, LineOf("scopes.py", "acc = acc + buf[(i + 1) % n]", "def scoped_cond_remat"));
   EXPECT_NE(r.find("▲"), std::string::npos) << text;
 }
 
@@ -433,11 +432,17 @@ ENTRY %main (x: f32[8,2048]) -> f32[8,2048] {
 // --------------------------------------------------------------------------- explain
 
 TEST(ExploreExplain, EveryCommonOpcodeHasWords) {
-  for (const char* op : {"add", "multiply", "dynamic-update-slice", "dynamic-slice", "scatter", "gather",
-                         "reduce", "dot", "copy", "transpose", "concatenate", "broadcast", "bitcast",
-                         "reshape", "fusion", "while", "conditional", "call", "custom-call", "tuple",
-                         "get-tuple-element", "parameter", "constant", "select", "compare", "convert",
-                         "slice", "pad", "iota", "copy-start", "copy-done", "all-reduce", "sort"})
+  for (const char* op : {"add",           "multiply",    "dynamic-update-slice",
+                         "dynamic-slice", "scatter",     "gather",
+                         "reduce",        "dot",         "copy",
+                         "transpose",     "concatenate", "broadcast",
+                         "bitcast",       "reshape",     "fusion",
+                         "while",         "conditional", "call",
+                         "custom-call",   "tuple",       "get-tuple-element",
+                         "parameter",     "constant",    "select",
+                         "compare",       "convert",     "slice",
+                         "pad",           "iota",        "copy-start",
+                         "copy-done",     "all-reduce",  "sort"})
     EXPECT_FALSE(DescribeOpcode(op).empty()) << op;
   EXPECT_TRUE(DescribeOpcode("not-an-opcode").empty());
 }
@@ -471,8 +476,9 @@ ENTRY %main (a: f32[256,64], b: s4[1024]) -> f32[64,256] {
 
 TEST(ExploreExplain, OpNameInWords) {
   std::string s = fmt::format(
-      "{}", fmt::join(DescribeOpName("jit(train)/while/body/closed_call/grad_step/transpose(jvp(encoder))/mul"),
-                      "\n"));
+      "{}",
+      fmt::join(DescribeOpName("jit(train)/while/body/closed_call/grad_step/transpose(jvp(encoder))/mul"),
+                "\n"));
   EXPECT_NE(s.find("jitted function: train"), std::string::npos) << s;
   EXPECT_NE(s.find("your named scopes (jax.named_scope): grad_step/encoder"), std::string::npos) << s;
   EXPECT_NE(s.find("backward pass"), std::string::npos) << s;

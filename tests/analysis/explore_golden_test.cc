@@ -120,8 +120,8 @@ TEST_P(ExploreGolden, MatchesGoldenFile) {
       bool ha = static_cast<bool>(std::getline(a, la)), hb = static_cast<bool>(std::getline(b, lb));
       if (!ha && !hb) break;
       if (!ha || !hb || la != lb) {
-        ADD_FAILURE() << c.name << ": differs from " << path << " at line " << line << "\n  got:  "
-                      << (ha ? la : "<end>") << "\n  want: " << (hb ? lb : "<end>")
+        ADD_FAILURE() << c.name << ": differs from " << path << " at line " << line
+                      << "\n  got:  " << (ha ? la : "<end>") << "\n  want: " << (hb ? lb : "<end>")
                       << "\nIf the change is intended: python3 tools/update_golden.py";
         break;
       }

@@ -2,28 +2,27 @@
 // tables and inline source_file=/source_line=), checked against the lines of
 // the fixture programs themselves (tools/fixture_programs/*.py); plus the
 // pieces behind it: line specs, source-root remapping, scope matching.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
 #include <string>
 #include <vector>
 
-#include <fmt/format.h>
-#include <nlohmann/json.hpp>
-
+#include "check_test_util.h"
 #include "hloscope/analysis/call_graph.h"
 #include "hloscope/analysis/check.h"
 #include "hloscope/analysis/scope_filter.h"
 #include "hloscope/analysis/source_files.h"
 #include "hloscope/analysis/source_index.h"
-#include "hloscope/report/wording.h"
-#include "check_test_util.h"
 #include "hloscope/parser/parser.h"
+#include "hloscope/report/wording.h"
 
 namespace hloscope {
 namespace {
@@ -77,8 +76,7 @@ std::string EnclosingDef(const std::vector<std::string>& lines, int64_t line) {
   int indent = Indent(lines[line - 1]);
   for (int64_t l = line; l >= 1; --l) {
     std::smatch m;
-    if (std::regex_search(lines[l - 1], m, def_re) && static_cast<int>(m[1].length()) < indent)
-      return m[2];
+    if (std::regex_search(lines[l - 1], m, def_re) && static_cast<int>(m[1].length()) < indent) return m[2];
     if (lines[l - 1].find_first_not_of(' ') != std::string::npos)
       indent = std::min(indent, Indent(lines[l - 1]));
   }
@@ -151,8 +149,8 @@ TEST_P(ExploreSourceFixture, EveryInstructionResolvesToItsProgramLine) {
       }
       // `.at[...]` updates: the update instruction sits on the `.at[` line.
       std::string prim = md->op_name.empty() ? "" : Primitive(CUnescape(md->op_name));
-      bool update_op = instr->opcode() == HloOpcode::kDynamicUpdateSlice ||
-                       instr->opcode() == HloOpcode::kScatter;
+      bool update_op =
+          instr->opcode() == HloOpcode::kDynamicUpdateSlice || instr->opcode() == HloOpcode::kScatter;
       if (update_op && prim.rfind("scatter", 0) == 0) {
         EXPECT_NE(text->find(".at["), std::string::npos) << *text;
       }
@@ -406,8 +404,8 @@ TEST(ExploreScope, ScopesOfARealTrainStep) {
   SourceIndex index(*module);
   LineSpec any;
   std::map<std::string, int64_t> n;
-  for (const char* scope : {"encoder", "head", "grad_step", "log_write", "per_example",
-                            "grad_step/encoder", "grad_step/head"}) {
+  for (const char* scope :
+       {"encoder", "head", "grad_step", "log_write", "per_example", "grad_step/encoder", "grad_step/head"}) {
     for (const HloInstruction* i : index.Find(any, scope)) {
       ++n[scope];
       EXPECT_NE(index.OpNameOf(*i).find(std::string(scope).substr(std::string(scope).rfind('/') + 1)),

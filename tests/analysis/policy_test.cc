@@ -85,8 +85,9 @@ TEST(PolicyTest, ADonatedLoopPassesEveryGateDespiteItsScalarCopy) {
 }
 
 TEST(PolicyTest, AnUpdateOnACopyShowsItsCopyOnce) {
-  auto m = ParseOne(Loop("", "  %cp = f32[1024]{0} copy(%buf)\n"
-                             "  %init = (s32[], f32[1024]{0}) tuple(%zero, %cp)"));
+  auto m = ParseOne(Loop("",
+                         "  %cp = f32[1024]{0} copy(%buf)\n"
+                         "  %init = (s32[], f32[1024]{0}) tuple(%zero, %cp)"));
   ModuleCheck c = Check(*m);
   std::vector<Violation> v = Gates(c, InPlace());
   // The copy runs once, before the loop: only the update fails.
@@ -94,13 +95,15 @@ TEST(PolicyTest, AnUpdateOnACopyShowsItsCopyOnce) {
   EXPECT_EQ(v[0].kind, Violation::Kind::kUpdateNotInPlace);
   ASSERT_TRUE(v[0].copy);
   EXPECT_EQ(v[0].copy->instruction()->name(), "cp");
-  EXPECT_NE(ViolationText(v[0]).find("dus in upd at train.py:41 is in-place-on-copy (on cp)"), std::string::npos)
+  EXPECT_NE(ViolationText(v[0]).find("dus in upd at train.py:41 is in-place-on-copy (on cp)"),
+            std::string::npos)
       << ViolationText(v[0]);
 }
 
 TEST(PolicyTest, SelectionsAndNothingSelected) {
-  auto m = ParseOne(Loop("", "  %cp = f32[1024]{0} copy(%buf)\n"
-                             "  %init = (s32[], f32[1024]{0}) tuple(%zero, %cp)"));
+  auto m = ParseOne(Loop("",
+                         "  %cp = f32[1024]{0} copy(%buf)\n"
+                         "  %init = (s32[], f32[1024]{0}) tuple(%zero, %cp)"));
   ModuleCheck c = Check(*m);
   GateOptions o = InPlace();
   o.update_names = {"upd"};  // a fusion's name selects the updates in it

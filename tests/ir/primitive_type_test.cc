@@ -7,8 +7,7 @@ namespace hloscope {
 namespace {
 
 TEST(PrimitiveTypeTest, NamesRoundTrip) {
-  for (int i = static_cast<int>(PrimitiveType::kPred);
-       i <= static_cast<int>(PrimitiveType::kOpaque); ++i) {
+  for (int i = static_cast<int>(PrimitiveType::kPred); i <= static_cast<int>(PrimitiveType::kOpaque); ++i) {
     auto t = static_cast<PrimitiveType>(i);
     EXPECT_EQ(PrimitiveTypeFromName(PrimitiveTypeName(t)), t) << PrimitiveTypeName(t);
   }

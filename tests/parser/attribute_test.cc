@@ -61,8 +61,7 @@ ENTRY %e (p: f32[8,8]) -> f32[8,8] {
   EXPECT_EQ(AttrOf(*m, "ar2", "replica_groups"), "[2,2]<=[4]T(1,0)");
   EXPECT_EQ(AttrOf(*m, "ag", "replica_groups"), "[4,2]<=[2,4]T(1,0)");
   EXPECT_EQ(AttrOf(*m, "ag", "dimensions"), "{0}");
-  EXPECT_EQ(AttrOf(*m, "conv", "window"),
-            "{size=3x3 stride=1x1 pad=1_1x1_1 lhs_dilate=1x1}");
+  EXPECT_EQ(AttrOf(*m, "conv", "window"), "{size=3x3 stride=1x1 pad=1_1x1_1 lhs_dilate=1x1}");
   EXPECT_EQ(AttrOf(*m, "conv", "dim_labels"), "b01f_01io->b01f");
   EXPECT_EQ(AttrOf(*m, "sl", "slice"), "{[0:2], [0:8:2]}");
   EXPECT_EQ(AttrOf(*m, "pad", "padding"), "0_1x0_1_0");
@@ -70,8 +69,9 @@ ENTRY %e (p: f32[8,8]) -> f32[8,8] {
   EXPECT_EQ(AttrOf(*m, "cmp", "type"), "TOTALORDER");
   EXPECT_EQ(AttrOf(*m, "fa", "frontend_attributes"),
             R"({_xla_compute_type="host",_xla_stream_annotation="1",json={"a":[1,{"b":2}]}})");
-  EXPECT_EQ(AttrOf(*m, "sh", "sharding"),
-            R"({{replicated}, {maximal device=0}, {devices=[2,1]<=[2] last_tile_dim_replicate metadata={op_name="s"}}})");
+  EXPECT_EQ(
+      AttrOf(*m, "sh", "sharding"),
+      R"({{replicated}, {maximal device=0}, {devices=[2,1]<=[2] last_tile_dim_replicate metadata={op_name="s"}}})");
   EXPECT_EQ(AttrOf(*m, "cp", "source_target_pairs"), "{{0,1},{1,0}}");
   EXPECT_EQ(AttrOf(*m, "d", "operand_precision"), "{highest,default}");
   EXPECT_EQ(AttrOf(*m, "d", "algorithm"), "dot_bf16_bf16_f32");
@@ -235,8 +235,7 @@ ENTRY %e (p: f32[4], i: s32[], b: pred[]) -> f32[4] {
   const HloInstruction* c2 = e->GetInstruction("c2");
   EXPECT_EQ(c2->called(CallRole::kTrueComputation), m->GetComputation("br1"));
   EXPECT_EQ(c2->called(CallRole::kFalseComputation), m->GetComputation("br0"));
-  EXPECT_EQ(e->GetInstruction("cc")->called(CallRole::kCalledComputations),
-            m->GetComputation("br1"));
+  EXPECT_EQ(e->GetInstruction("cc")->called(CallRole::kCalledComputations), m->GetComputation("br1"));
   const HloInstruction* ss = e->GetInstruction("ss");
   EXPECT_EQ(ss->called(CallRole::kSelect), m->GetComputation("cond"));
   EXPECT_EQ(ss->called(CallRole::kScatter), m->GetComputation("add"));

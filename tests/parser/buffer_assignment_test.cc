@@ -23,8 +23,7 @@ BufferAssignment ParseOk(std::string_view text) {
 }
 
 BufferAssignment ReadFixture(const std::string& name) {
-  auto r =
-      ReadBufferAssignmentFile(kFixtures + name + "/buffer-assignment.txt");
+  auto r = ReadBufferAssignmentFile(kFixtures + name + "/buffer-assignment.txt");
   EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().Format());
   return r.ok() ? std::move(r).value() : BufferAssignment();
 }
@@ -34,8 +33,7 @@ std::string ErrorOf(std::string_view text) {
   auto r = ParseBufferAssignment(text, "ba.txt");
   if (r.ok()) return "";
   const Diagnostic& d = r.error();
-  return d.path + ":" + std::to_string(d.line) + ":" +
-         std::to_string(d.column) + ": " + d.message;
+  return d.path + ":" + std::to_string(d.line) + ":" + std::to_string(d.column) + ": " + d.message;
 }
 
 // ---------------------------------------------------------------- newest
@@ -290,13 +288,9 @@ TEST(BufferAssignmentFixtureTest, LoopDusDonated) {
   EXPECT_EQ(ba.SliceOf("buf.1"), (Slice{0, 0, 4096}));
   EXPECT_EQ(ba.SliceOf("while.3", {1}), (Slice{0, 0, 4096}));
   EXPECT_TRUE(ba.FindValue("while.3", {1})->phi);
-  EXPECT_EQ(ba.SliceOf("select_dynamic-update-slice_fusion"),
-            (Slice{0, 0, 4096}));
-  EXPECT_EQ(ba.SameSlice("select_dynamic-update-slice_fusion", {},
-                         "arg_tuple.6", {1}),
-            true);
-  EXPECT_EQ(ba.SameSlice("select_dynamic-update-slice_fusion", {}, "buf.1", {}),
-            true);
+  EXPECT_EQ(ba.SliceOf("select_dynamic-update-slice_fusion"), (Slice{0, 0, 4096}));
+  EXPECT_EQ(ba.SameSlice("select_dynamic-update-slice_fusion", {}, "arg_tuple.6", {1}), true);
+  EXPECT_EQ(ba.SameSlice("select_dynamic-update-slice_fusion", {}, "buf.1", {}), true);
   // The counter shares the temp allocation but not the offset.
   EXPECT_EQ(ba.SliceOf("while.3", {0}), (Slice{4, 128, 4}));
   EXPECT_EQ(ba.SameSlice("while.3", {0}, "while.3", {1}), false);
@@ -304,8 +298,7 @@ TEST(BufferAssignmentFixtureTest, LoopDusDonated) {
   EXPECT_EQ(ba.SliceOf("tuple.18"), (Slice{4, 0, 16}));
   // Fused intermediates are never listed.
   EXPECT_EQ(ba.SliceOf("dynamic-update-slice.2"), std::nullopt);
-  EXPECT_EQ(ba.SameSlice("dynamic-update-slice.2", {}, "buf.1", {}),
-            std::nullopt);
+  EXPECT_EQ(ba.SameSlice("dynamic-update-slice.2", {}, "buf.1", {}), std::nullopt);
 }
 
 TEST(BufferAssignmentFixtureTest, AtSetDonatedVersusNotDonated) {
@@ -335,8 +328,7 @@ TEST(BufferAssignmentFixtureTest, LoopScatterAddThreadLocal) {
   EXPECT_EQ(ba.SliceOf("idx.1"), (Slice{1, 0, 1600}));
   EXPECT_EQ(ba.SameSlice("wrapped_scatter", {}, "while.1", {1}), true);
   EXPECT_EQ(ba.SliceOf("tuple.14"), (Slice{9, 256, 24}));
-  EXPECT_EQ(ba.FindValue("tuple.14")->shape,
-            "(s32[], f32[1024]{0}, s32[100,4]{1,0})");
+  EXPECT_EQ(ba.FindValue("tuple.14")->shape, "(s32[], f32[1024]{0}, s32[100,4]{1,0})");
 }
 
 // Every fixture parses, lists each value inside its allocation and knows
@@ -357,8 +349,7 @@ TEST(BufferAssignmentFixtureTest, AllFixturesParse) {
       EXPECT_TRUE(a.unknown_flags.empty()) << path << ": " << a.header;
       for (const BufferValue& v : a.values) {
         EXPECT_LE(v.offset + v.size, a.size) << path << ": " << v.instruction;
-        EXPECT_EQ(ba.SliceOf(v.instruction, v.index),
-                  (Slice{a.index, v.offset, v.size}))
+        EXPECT_EQ(ba.SliceOf(v.instruction, v.index), (Slice{a.index, v.offset, v.size}))
             << path << ": " << v.instruction;
       }
     }
@@ -375,9 +366,8 @@ TEST(BufferAssignmentErrorTest, ExactDiagnostics) {
   EXPECT_EQ(ErrorOf("HloModule m\n\nENTRY e {\n}\n"),
             "ba.txt:1:1: not a buffer-assignment dump: expected "
             "'BufferAssignment:' or 'allocation N: size S, ...:'");
-  EXPECT_EQ(
-      ErrorOf("BufferAssignment:\n value: <1 a @0> (size=4,offset=0): f32[]\n"),
-      "ba.txt:2:2: 'value:' line before any 'allocation' header");
+  EXPECT_EQ(ErrorOf("BufferAssignment:\n value: <1 a @0> (size=4,offset=0): f32[]\n"),
+            "ba.txt:2:2: 'value:' line before any 'allocation' header");
   EXPECT_EQ(ErrorOf("BufferAssignment:\nallocation x: size 4:\n"),
             "ba.txt:2:12: expected an allocation index");
   EXPECT_EQ(ErrorOf("BufferAssignment:\nallocation 0: sise 4:\n"),
@@ -464,8 +454,7 @@ TEST(BufferAssignmentErrorTest, MissingFile) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().line, 0);
   EXPECT_EQ(r.error().path, "/nonexistent/buffer-assignment.txt");
-  EXPECT_TRUE(r.error().message.starts_with("cannot open file"))
-      << r.error().message;
+  EXPECT_TRUE(r.error().message.starts_with("cannot open file")) << r.error().message;
 }
 
 // ------------------------------------------------------------------ lookup
@@ -474,34 +463,25 @@ TEST(FindBufferAssignmentBesideTest, XlaDumpNaming) {
   fs::path dir = fs::path(testing::TempDir()) / "hloscope_ba_beside";
   fs::remove_all(dir);
   fs::create_directories(dir);
-  const std::string hlo =
-      (dir / "module_0001.jit_f.cpu_after_optimizations.txt").string();
+  const std::string hlo = (dir / "module_0001.jit_f.cpu_after_optimizations.txt").string();
   std::ofstream(hlo) << "HloModule jit_f\n";
   EXPECT_EQ(FindBufferAssignmentBeside(hlo), std::nullopt);
 
-  const std::string ba =
-      (dir / "module_0001.jit_f.cpu_after_optimizations-buffer-assignment.txt")
-          .string();
+  const std::string ba = (dir / "module_0001.jit_f.cpu_after_optimizations-buffer-assignment.txt").string();
   std::ofstream(ba) << "BufferAssignment:\n";
   EXPECT_EQ(FindBufferAssignmentBeside(hlo), ba);
   // Another module in the same folder has no dump of its own.
-  EXPECT_EQ(
-      FindBufferAssignmentBeside(
-          (dir / "module_0002.jit_g.cpu_after_optimizations.txt").string()),
-      std::nullopt);
+  EXPECT_EQ(FindBufferAssignmentBeside((dir / "module_0002.jit_g.cpu_after_optimizations.txt").string()),
+            std::nullopt);
   fs::remove_all(dir);
 }
 
 TEST(FindBufferAssignmentBesideTest, FixtureLayout) {
   const std::string dir = kFixtures + "loop_dus_donated/";
-  EXPECT_EQ(FindBufferAssignmentBeside(dir + "module.hlo.txt"),
-            dir + "buffer-assignment.txt");
-  EXPECT_EQ(FindBufferAssignmentBeside(dir + "as_text.hlo.txt"),
-            dir + "buffer-assignment.txt");
+  EXPECT_EQ(FindBufferAssignmentBeside(dir + "module.hlo.txt"), dir + "buffer-assignment.txt");
+  EXPECT_EQ(FindBufferAssignmentBeside(dir + "as_text.hlo.txt"), dir + "buffer-assignment.txt");
   EXPECT_EQ(FindBufferAssignmentBeside(dir + "meta.json"), std::nullopt);
-  EXPECT_EQ(
-      FindBufferAssignmentBeside(kFixtures + "no_such_case/module.hlo.txt"),
-      std::nullopt);
+  EXPECT_EQ(FindBufferAssignmentBeside(kFixtures + "no_such_case/module.hlo.txt"), std::nullopt);
 }
 
 }  // namespace

@@ -22,8 +22,7 @@ namespace {
 namespace fs = std::filesystem;
 
 const fs::path kCorpus = HLOSCOPE_CORPUS_DIR;
-const fs::path kExpectedFailures =
-    fs::path(HLOSCOPE_SOURCE_DIR) / "tests" / "corpus_expected_failures.tsv";
+const fs::path kExpectedFailures = fs::path(HLOSCOPE_SOURCE_DIR) / "tests" / "corpus_expected_failures.tsv";
 
 std::vector<std::string> SplitTabs(const std::string& line) {
   std::vector<std::string> cols;
@@ -81,8 +80,7 @@ std::map<std::string, ExpectedFailure> ExpectedFailures() {
 class CorpusTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!fs::exists(kCorpus / "MANIFEST.tsv"))
-      GTEST_SKIP() << "corpus not found at " << kCorpus;
+    if (!fs::exists(kCorpus / "MANIFEST.tsv")) GTEST_SKIP() << "corpus not found at " << kCorpus;
   }
 };
 
@@ -112,18 +110,15 @@ TEST_F(CorpusTest, EveryFileParsesExceptTheExpectedFailures) {
       continue;
     }
     ++failed;
-    EXPECT_FALSE(r.ok()) << f << " parses now; remove it from "
-                         << kExpectedFailures.filename();
+    EXPECT_FALSE(r.ok()) << f << " parses now; remove it from " << kExpectedFailures.filename();
     if (r.ok()) continue;
-    EXPECT_EQ(r.error().line, it->second.line)
-        << f << " (" << it->second.reason << "):\n"
-        << r.error().Format();
+    EXPECT_EQ(r.error().line, it->second.line) << f << " (" << it->second.reason << "):\n"
+                                               << r.error().Format();
   }
   // Every listed failure is a corpus file.
   for (const auto& [file, failure] : expected)
     EXPECT_NE(std::find(files.begin(), files.end(), file), files.end())
-        << file << " is listed in " << kExpectedFailures.filename()
-        << " but not in the manifest";
+        << file << " is listed in " << kExpectedFailures.filename() << " but not in the manifest";
   EXPECT_EQ(failed, static_cast<int>(expected.size()));
   RecordProperty("files_parsed", parsed);
   RecordProperty("modules", static_cast<int>(modules));
@@ -148,8 +143,7 @@ int ExpectRoundTrip(const std::string& label, const std::string& path) {
       continue;
     }
     if (again->modules.size() != 1) {
-      ADD_FAILURE() << label << " module " << i << ": printed as "
-                    << again->modules.size() << " modules";
+      ADD_FAILURE() << label << " module " << i << ": printed as " << again->modules.size() << " modules";
       continue;
     }
     std::string diff = testing::DiffModules(m, *again->modules[0]);
@@ -163,8 +157,7 @@ int ExpectRoundTrip(const std::string& label, const std::string& path) {
 
 TEST_F(CorpusTest, PrintParseRoundTrip) {
   int modules = 0;
-  for (const std::string& f : CorpusHloFiles())
-    modules += ExpectRoundTrip(f, (kCorpus / f).string());
+  for (const std::string& f : CorpusHloFiles()) modules += ExpectRoundTrip(f, (kCorpus / f).string());
   EXPECT_GT(modules, 1000);
   RecordProperty("modules_round_tripped", modules);
 }

@@ -21,8 +21,7 @@ using testing::ParseErrorLine;
 TEST(DiagnosticsTest, FullFormatWithSourceLineAndCaret) {
   ParseOptions options;
   options.path = "model.hlo";
-  EXPECT_EQ(ParseError("HloModule m\n\nENTRY e {\n  ROOT r = f32[4]{0} negate(q)\n}\n",
-                       options),
+  EXPECT_EQ(ParseError("HloModule m\n\nENTRY e {\n  ROOT r = f32[4]{0} negate(q)\n}\n", options),
             "model.hlo:4:29: error: use of undefined instruction 'q' in computation 'e'\n"
             "  ROOT r = f32[4]{0} negate(q)\n"
             "                            ^\n");
@@ -46,8 +45,9 @@ TEST(DiagnosticsTest, DuplicateInstructionName) {
 }
 
 TEST(DiagnosticsTest, SameInstructionNameInTwoComputationsIsFine) {
-  testing::ParseOne("c {\n  ROOT p = f32[] parameter(0)\n}\n"
-                    "ENTRY e {\n  ROOT p = f32[] parameter(0)\n}\n");
+  testing::ParseOne(
+      "c {\n  ROOT p = f32[] parameter(0)\n}\n"
+      "ENTRY e {\n  ROOT p = f32[] parameter(0)\n}\n");
 }
 
 TEST(DiagnosticsTest, DuplicateComputation) {
@@ -110,10 +110,8 @@ TEST(DiagnosticsTest, StructuralErrors) {
   EXPECT_EQ(ParseErrorLine("ENTRY a {\n  ROOT p = f32[] parameter(0)\n}\n"
                            "ENTRY b {\n  ROOT p = f32[] parameter(0)\n}\n"),
             "4:1: error: more than one ENTRY computation in module");
-  EXPECT_EQ(ParseErrorLine("ENTRY e {\n}\n"),
-            "1:9: error: computation 'e' has no instructions");
-  EXPECT_EQ(ParseErrorLine("HloModule m, is_scheduled=true\n"),
-            "1:1: error: module 'm' has no computations");
+  EXPECT_EQ(ParseErrorLine("ENTRY e {\n}\n"), "1:9: error: computation 'e' has no instructions");
+  EXPECT_EQ(ParseErrorLine("HloModule m, is_scheduled=true\n"), "1:1: error: module 'm' has no computations");
   EXPECT_EQ(ParseErrorLine("ENTRY e {\n  a = f32[] parameter(0)\n  b = f32[] parameter(0)\n}\n"),
             "3:3: error: duplicate parameter number 0 in computation 'e'");
   EXPECT_EQ(ParseErrorLine("ENTRY e {\n  ROOT a = f32[] parameter(-1)\n}\n"),
@@ -154,8 +152,7 @@ TEST(DiagnosticsTest, CompactOperandsCannotBeParsed) {
 TEST(DiagnosticsTest, EmptyInput) {
   EXPECT_EQ(ParseError(""), "<input>:1:1: error: no HLO module in input\n\n^\n");
   EXPECT_EQ(ParseErrorLine("  \n\n"), "3:1: error: no HLO module in input");
-  EXPECT_EQ(ParseErrorLine("// only a comment\n/* and another */\n"),
-            "3:1: error: no HLO module in input");
+  EXPECT_EQ(ParseErrorLine("// only a comment\n/* and another */\n"), "3:1: error: no HLO module in input");
 }
 
 // Files are mapped, not read (MappedFile): input that ends exactly at a page
@@ -163,7 +160,8 @@ TEST(DiagnosticsTest, EmptyInput) {
 // scan reads past the end).
 TEST(DiagnosticsTest, FilesEndingAtAPageBoundary) {
   size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-  std::string head = "HloModule m\n\nENTRY e {\n  p = f32[4]{0} parameter(0)\n  ROOT n = f32[4]{0} negate(p)\n}\n";
+  std::string head =
+      "HloModule m\n\nENTRY e {\n  p = f32[4]{0} parameter(0)\n  ROOT n = f32[4]{0} negate(p)\n}\n";
   std::string valid = head + "//" + std::string(page - head.size() - 2, '-');
   std::string truncated = std::string(page - 24, ' ') + "ENTRY e {\n  ROOT r = f32";
   std::filesystem::path dir = std::filesystem::temp_directory_path();
@@ -231,8 +229,7 @@ TEST(DiagnosticsTest, HugeNumbers) {
   EXPECT_EQ(ParseErrorLine("ENTRY e {\n  ROOT p = f32[2]{99999999999999999999} parameter(0)\n}\n"),
             "2:19: error: integer in the layout does not fit in 64 bits");
   // The largest int64 is a valid dimension; its byte size is unknowable.
-  auto m = testing::ParseOne(
-      "ENTRY e {\n  ROOT p = f32[9223372036854775807] parameter(0)\n}\n");
+  auto m = testing::ParseOne("ENTRY e {\n  ROOT p = f32[9223372036854775807] parameter(0)\n}\n");
   ASSERT_NE(m, nullptr);
   const Shape& s = m->entry_computation()->root_instruction()->shape();
   EXPECT_EQ(s.dimensions[0], INT64_MAX);
@@ -247,20 +244,20 @@ std::string Repeat(std::string_view s, int n) {
 }
 
 TEST(DiagnosticsTest, DeeplyNestedTupleShapeIsAnErrorNotAStackOverflow) {
-  std::string text = "ENTRY e {\n  ROOT p = " + Repeat("(", 10000) + "f32[]" +
-                     Repeat(")", 10000) + " parameter(0)\n}\n";
+  std::string text =
+      "ENTRY e {\n  ROOT p = " + Repeat("(", 10000) + "f32[]" + Repeat(")", 10000) + " parameter(0)\n}\n";
   // The 513th '(' is one level too deep; it is at column 12 + 512.
   EXPECT_EQ(ParseErrorLine(text), "2:524: error: shape nested deeper than 512 levels");
   // Also in an operand's shape and in a computation signature.
-  std::string operand = "ENTRY e {\n  p = f32[] parameter(0)\n  ROOT n = f32[] negate(" +
-                        Repeat("(", 10000) + "f32[]" + Repeat(")", 10000) + " p)\n}\n";
+  std::string operand = "ENTRY e {\n  p = f32[] parameter(0)\n  ROOT n = f32[] negate(" + Repeat("(", 10000) +
+                        "f32[]" + Repeat(")", 10000) + " p)\n}\n";
   EXPECT_EQ(ParseErrorLine(operand), "3:537: error: shape nested deeper than 512 levels");
-  std::string sig = "ENTRY e () -> " + Repeat("(", 10000) + Repeat(")", 10000) +
-                    " {\n  ROOT p = f32[] parameter(0)\n}\n";
+  std::string sig =
+      "ENTRY e () -> " + Repeat("(", 10000) + Repeat(")", 10000) + " {\n  ROOT p = f32[] parameter(0)\n}\n";
   EXPECT_EQ(ParseErrorLine(sig), "1:527: error: shape nested deeper than 512 levels");
   // Nesting up to the limit is fine.
-  std::string ok = "ENTRY e {\n  ROOT p = " + Repeat("(", 512) + "f32[]" +
-                   Repeat(")", 512) + " parameter(0)\n}\n";
+  std::string ok =
+      "ENTRY e {\n  ROOT p = " + Repeat("(", 512) + "f32[]" + Repeat(")", 512) + " parameter(0)\n}\n";
   auto m = testing::ParseOne(ok);
   ASSERT_NE(m, nullptr);
   EXPECT_EQ(m->entry_computation()->root_instruction()->shape().LeafCount(), 1);
@@ -269,16 +266,15 @@ TEST(DiagnosticsTest, DeeplyNestedTupleShapeIsAnErrorNotAStackOverflow) {
 TEST(DiagnosticsTest, NestingLimitIsAnOption) {
   ParseOptions options;
   options.max_nesting_depth = 3;
-  auto r = ParseHloText(std::string("ENTRY e {\n  ROOT p = ((((f32[])))) parameter(0)\n}\n"),
-                        options);
+  auto r = ParseHloText(std::string("ENTRY e {\n  ROOT p = ((((f32[])))) parameter(0)\n}\n"), options);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().message, "shape nested deeper than 3 levels");
   EXPECT_EQ(r.error().column, 15);
 }
 
 TEST(DiagnosticsTest, DeeplyNestedBufferShape) {
-  std::string text = "ENTRY e {\n  ROOT p = " + Repeat("b(", 10000) + "f32[]" +
-                     Repeat(")", 10000) + " parameter(0)\n}\n";
+  std::string text =
+      "ENTRY e {\n  ROOT p = " + Repeat("b(", 10000) + "f32[]" + Repeat(")", 10000) + " parameter(0)\n}\n";
   EXPECT_EQ(ParseErrorLine(text), "2:1037: error: shape nested deeper than 512 levels");
 }
 
@@ -291,8 +287,8 @@ TEST(DiagnosticsTest, DeeplyNestedOperandsAreAnErrorNotAStackOverflow) {
 
 TEST(DiagnosticsTest, DeeplyNestedBracesInAttributesAreFine) {
   // Attribute values are scanned with an explicit stack: no depth limit.
-  std::string text = "ENTRY e {\n  ROOT p = f32[] parameter(0), x=" + Repeat("{", 100000) +
-                     Repeat("}", 100000) + "\n}\n";
+  std::string text =
+      "ENTRY e {\n  ROOT p = f32[] parameter(0), x=" + Repeat("{", 100000) + Repeat("}", 100000) + "\n}\n";
   auto m = testing::ParseOne(text);
   ASSERT_NE(m, nullptr);
   EXPECT_EQ(m->entry_computation()->root_instruction()->attribute("x")->size(), 200000u);
@@ -303,14 +299,14 @@ TEST(DiagnosticsTest, DeeplyNestedInlineComputations) {
   for (int i = 0; i < 10000; ++i) text += "fusion(), kind=kLoop, calls={ROOT x = f32[] ";
   text += "parameter(0)" + Repeat("}", 10000) + "\n}\n";
   std::string error = ParseErrorLine(text);
-  EXPECT_NE(error.find("error: inline computations nested deeper than 512 levels"),
-            std::string::npos)
+  EXPECT_NE(error.find("error: inline computations nested deeper than 512 levels"), std::string::npos)
       << error;
 }
 
 // A module exercising most of the grammar, with one computation so that any
 // cut before its closing brace leaves it unclosed.
-constexpr const char* kRichModule = R"(HloModule jit_f, is_scheduled=true, input_output_alias={ {0}: (0, {}, may-alias) }, entry_computation_layout={(f32[8]{0}, s32[])->(f32[8]{0})}
+constexpr const char* kRichModule =
+    R"(HloModule jit_f, is_scheduled=true, input_output_alias={ {0}: (0, {}, may-alias) }, entry_computation_layout={(f32[8]{0}, s32[])->(f32[8]{0})}
 
 FileNames
 1 "/tmp/f.py"
@@ -356,8 +352,7 @@ TEST(DiagnosticsTest, TruncatedRealModulesNeverCrash) {
   // A real JAX dump with several computations: cutting between two
   // computations leaves a valid (smaller) module; everything else must be
   // a diagnostic.
-  std::ifstream in(HLOSCOPE_SOURCE_DIR
-                   "/tests/fixtures/jax/loop_dus_donated/module.hlo.txt");
+  std::ifstream in(HLOSCOPE_SOURCE_DIR "/tests/fixtures/jax/loop_dus_donated/module.hlo.txt");
   if (!in) GTEST_SKIP() << "fixture missing";
   std::stringstream ss;
   ss << in.rdbuf();

@@ -39,8 +39,7 @@ ENTRY %main.5 (Arg_0.1: f32[4]) -> f32[4] {
   EXPECT_EQ(add->parameter(1)->name(), "y");
   EXPECT_EQ(add->parameter(1)->parameter_number(), 1);
   EXPECT_EQ(add->parameter(2), nullptr);
-  EXPECT_EQ(OperandNames(*add->root_instruction()),
-            (std::vector<std::string>{"x", "y"}));
+  EXPECT_EQ(OperandNames(*add->root_instruction()), (std::vector<std::string>{"x", "y"}));
   const HloComputation* entry = m->entry_computation();
   EXPECT_EQ(entry->name(), "main.5");
   EXPECT_TRUE(entry->is_entry());
@@ -154,8 +153,7 @@ ENTRY %e {
 })");
   EXPECT_EQ(m->computations()[0]->execution_thread(), "host");
   EXPECT_EQ(m->entry_computation()->execution_thread(), "");
-  EXPECT_EQ(m->entry_computation()->root_instruction()->fused_computation(),
-            m->computations()[0]);
+  EXPECT_EQ(m->entry_computation()->root_instruction()->fused_computation(), m->computations()[0]);
 }
 
 TEST(ModuleTest, SeveralModulesBackToBack) {
@@ -176,8 +174,7 @@ ENTRY e {
   EXPECT_EQ(g.modules[1]->name(), "second");
   EXPECT_TRUE(g.modules[1]->is_scheduled());
   // Names are scoped per module: both have a computation 'e'.
-  EXPECT_EQ(g.modules[1]->entry_computation()->root_instruction()->shape().ToString(),
-            "s32[]");
+  EXPECT_EQ(g.modules[1]->entry_computation()->root_instruction()->shape().ToString(), "s32[]");
   // Instruction ids are dense per module.
   EXPECT_EQ(g.modules[1]->entry_computation()->root_instruction()->id(), 0u);
 }
@@ -219,7 +216,8 @@ ENTRY b {
 }
 
 TEST(ModuleTest, HeaderAttributes) {
-  auto m = ParseOne(R"(HloModule jit_f, is_scheduled=true, input_output_alias={ {0}: (0, {}, may-alias), {1}: (1, {1,0}, must-alias), {2}: (2, {}) }, buffer_donor={ (3, {}), (4, {0}) }, entry_computation_layout={(f32[4]{0}, f32[4]{0}, /*index=2*/f32[]{:T(128)})->(f32[4]{0}, f32[4]{0})}, replica_count=2, num_partitions=4, frontend_attributes={xla.sdy.meshes="{}"}
+  auto m = ParseOne(
+      R"(HloModule jit_f, is_scheduled=true, input_output_alias={ {0}: (0, {}, may-alias), {1}: (1, {1,0}, must-alias), {2}: (2, {}) }, buffer_donor={ (3, {}), (4, {0}) }, entry_computation_layout={(f32[4]{0}, f32[4]{0}, /*index=2*/f32[]{:T(128)})->(f32[4]{0}, f32[4]{0})}, replica_count=2, num_partitions=4, frontend_attributes={xla.sdy.meshes="{}"}
 
 ENTRY e {
   ROOT p = f32[] parameter(0)
@@ -287,8 +285,9 @@ ENTRY %e {
 }
 
 TEST(ModuleTest, SourceOffsetsAndLines) {
-  auto m = ParseOne("HloModule m\n\nENTRY e {\n  p = f32[] parameter(0)\n"
-                    "  ROOT n = f32[] negate(p)\n}\n");
+  auto m = ParseOne(
+      "HloModule m\n\nENTRY e {\n  p = f32[] parameter(0)\n"
+      "  ROOT n = f32[] negate(p)\n}\n");
   const HloInstruction* n = m->entry_computation()->root_instruction();
   EXPECT_EQ(m->LineOf(n->source_offset()), 5);
   EXPECT_EQ(m->source().substr(n->source_offset(), 1), "n");
@@ -305,8 +304,7 @@ TEST(ModuleTest, ParseFileReportsMissingFile) {
 TEST(ModuleTest, DiagnosticsUseThePathOption) {
   ParseOptions options;
   options.path = "model.hlo";
-  auto r = ParseHloText(std::string("ENTRY e {\n  ROOT p = f33[4 parameter(0)\n}\n"),
-                        options);
+  auto r = ParseHloText(std::string("ENTRY e {\n  ROOT p = f33[4 parameter(0)\n}\n"), options);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().path, "model.hlo");
   EXPECT_EQ(r.error().Format().substr(0, 10), "model.hlo:");

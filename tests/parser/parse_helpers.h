@@ -31,8 +31,7 @@ inline std::unique_ptr<HloModule> ParseOne(std::string_view text) {
 }
 
 // The Diagnostic::Format() text of input that must fail to parse.
-inline std::string ParseError(std::string_view text,
-                              const ParseOptions& options = {}) {
+inline std::string ParseError(std::string_view text, const ParseOptions& options = {}) {
   auto r = ParseHloText(std::string(text), options);
   EXPECT_FALSE(r.ok()) << "parsed, expected a diagnostic";
   return r.ok() ? std::string() : r.error().Format();
@@ -51,8 +50,7 @@ inline std::string ParseErrorLine(std::string_view text) {
 // Names of `instr`'s operands, in order.
 inline std::vector<std::string> OperandNames(const HloInstruction& instr) {
   std::vector<std::string> names;
-  for (const HloInstruction* op : instr.operands())
-    names.emplace_back(op ? op->name() : "<null>");
+  for (const HloInstruction* op : instr.operands()) names.emplace_back(op ? op->name() : "<null>");
   return names;
 }
 

@@ -2,9 +2,10 @@
 // verbatim) that parses back to the same IR, for every construct the parser
 // accepts, including the ones it rewrites (nested operands, inline
 // computations, compact GTE, omitted shapes).
+#include "hloscope/ir/printer.h"
+
 #include <gtest/gtest.h>
 
-#include "hloscope/ir/printer.h"
 #include "parse_helpers.h"
 
 namespace hloscope {
@@ -163,8 +164,7 @@ ENTRY e {
 })");
   EXPECT_EQ(PrintInstruction(*m->entry_computation()->root_instruction()),
             R"(ROOT %c = f32[4]{0} custom-call(%p, %p), custom_call_target="foo", backend_config={"a":1})");
-  EXPECT_EQ(PrintInstruction(*m->entry_computation()->GetInstruction("p")),
-            "%p = f32[4]{0} parameter(0)");
+  EXPECT_EQ(PrintInstruction(*m->entry_computation()->GetInstruction("p")), "%p = f32[4]{0} parameter(0)");
 }
 
 }  // namespace

@@ -65,8 +65,7 @@ struct TypeCase {
   int64_t bytes_of_three;  // ByteSizeOf(<name>[3]) without E(n)
 };
 
-class ElementTypeTest : public ShapeTest,
-                        public ::testing::WithParamInterface<TypeCase> {};
+class ElementTypeTest : public ShapeTest, public ::testing::WithParamInterface<TypeCase> {};
 
 TEST_P(ElementTypeTest, NameTypeAndByteWidth) {
   const TypeCase& c = GetParam();
@@ -82,37 +81,25 @@ TEST_P(ElementTypeTest, NameTypeAndByteWidth) {
 INSTANTIATE_TEST_SUITE_P(
     AllTypes, ElementTypeTest,
     ::testing::Values(
-        TypeCase{"pred", PrimitiveType::kPred, 3},
-        TypeCase{"s1", PrimitiveType::kS1, 3}, TypeCase{"s2", PrimitiveType::kS2, 3},
-        TypeCase{"s4", PrimitiveType::kS4, 3}, TypeCase{"s8", PrimitiveType::kS8, 3},
-        TypeCase{"s16", PrimitiveType::kS16, 6},
-        TypeCase{"s32", PrimitiveType::kS32, 12},
-        TypeCase{"s64", PrimitiveType::kS64, 24},
+        TypeCase{"pred", PrimitiveType::kPred, 3}, TypeCase{"s1", PrimitiveType::kS1, 3},
+        TypeCase{"s2", PrimitiveType::kS2, 3}, TypeCase{"s4", PrimitiveType::kS4, 3},
+        TypeCase{"s8", PrimitiveType::kS8, 3}, TypeCase{"s16", PrimitiveType::kS16, 6},
+        TypeCase{"s32", PrimitiveType::kS32, 12}, TypeCase{"s64", PrimitiveType::kS64, 24},
         TypeCase{"u1", PrimitiveType::kU1, 3}, TypeCase{"u2", PrimitiveType::kU2, 3},
         TypeCase{"u4", PrimitiveType::kU4, 3}, TypeCase{"u8", PrimitiveType::kU8, 3},
-        TypeCase{"u16", PrimitiveType::kU16, 6},
-        TypeCase{"u32", PrimitiveType::kU32, 12},
-        TypeCase{"u64", PrimitiveType::kU64, 24},
-        TypeCase{"f16", PrimitiveType::kF16, 6},
-        TypeCase{"bf16", PrimitiveType::kBF16, 6},
-        TypeCase{"f32", PrimitiveType::kF32, 12},
-        TypeCase{"f64", PrimitiveType::kF64, 24},
-        TypeCase{"f8e5m2", PrimitiveType::kF8E5M2, 3},
-        TypeCase{"f8e4m3", PrimitiveType::kF8E4M3, 3},
-        TypeCase{"f8e4m3fn", PrimitiveType::kF8E4M3FN, 3},
+        TypeCase{"u16", PrimitiveType::kU16, 6}, TypeCase{"u32", PrimitiveType::kU32, 12},
+        TypeCase{"u64", PrimitiveType::kU64, 24}, TypeCase{"f16", PrimitiveType::kF16, 6},
+        TypeCase{"bf16", PrimitiveType::kBF16, 6}, TypeCase{"f32", PrimitiveType::kF32, 12},
+        TypeCase{"f64", PrimitiveType::kF64, 24}, TypeCase{"f8e5m2", PrimitiveType::kF8E5M2, 3},
+        TypeCase{"f8e4m3", PrimitiveType::kF8E4M3, 3}, TypeCase{"f8e4m3fn", PrimitiveType::kF8E4M3FN, 3},
         TypeCase{"f8e4m3b11fnuz", PrimitiveType::kF8E4M3B11FNUZ, 3},
         TypeCase{"f8e5m2fnuz", PrimitiveType::kF8E5M2FNUZ, 3},
-        TypeCase{"f8e4m3fnuz", PrimitiveType::kF8E4M3FNUZ, 3},
-        TypeCase{"f8e3m4", PrimitiveType::kF8E3M4, 3},
+        TypeCase{"f8e4m3fnuz", PrimitiveType::kF8E4M3FNUZ, 3}, TypeCase{"f8e3m4", PrimitiveType::kF8E3M4, 3},
         TypeCase{"f8e8m0fnu", PrimitiveType::kF8E8M0FNU, 3},
-        TypeCase{"f4e2m1fn", PrimitiveType::kF4E2M1FN, 3},
-        TypeCase{"f6e2m3fn", PrimitiveType::kF6E2M3FN, 3},
-        TypeCase{"f6e3m2fn", PrimitiveType::kF6E3M2FN, 3},
-        TypeCase{"c64", PrimitiveType::kC64, 24},
+        TypeCase{"f4e2m1fn", PrimitiveType::kF4E2M1FN, 3}, TypeCase{"f6e2m3fn", PrimitiveType::kF6E2M3FN, 3},
+        TypeCase{"f6e3m2fn", PrimitiveType::kF6E3M2FN, 3}, TypeCase{"c64", PrimitiveType::kC64, 24},
         TypeCase{"c128", PrimitiveType::kC128, 48}),
-    [](const ::testing::TestParamInfo<TypeCase>& info) {
-      return std::string(info.param.name);
-    });
+    [](const ::testing::TestParamInfo<TypeCase>& info) { return std::string(info.param.name); });
 
 TEST_F(ShapeTest, UnknownElementTypeIsKeptAndSizedFromItsName) {
   const Shape& s = Parse("f9e4m4fn[4]{0}");
@@ -137,8 +124,7 @@ TEST_F(ShapeTest, PackedSubByteElements) {
 }
 
 TEST_F(ShapeTest, AbsurdElementSizeGivesNoSizeInsteadOfOverflowing) {
-  EXPECT_EQ(ByteSizeOf(Parse("s4[1000000,1000000]{1,0:E(9223372036854775807)}")),
-            std::nullopt);
+  EXPECT_EQ(ByteSizeOf(Parse("s4[1000000,1000000]{1,0:E(9223372036854775807)}")), std::nullopt);
   EXPECT_EQ(ByteSizeOf(Parse("f32[4294967296,4294967296]")), std::nullopt);
 }
 
@@ -195,8 +181,7 @@ TEST_F(ShapeTest, TupleWithIndexComments) {
 TEST_F(ShapeTest, BoundedDynamicDimensionsUseTheBound) {
   const Shape& s = Parse("f32[<=10,3]{1,0}");
   EXPECT_EQ(s.dimensions, (std::vector<int64_t>{10, 3}));
-  EXPECT_EQ(s.dimension_kinds,
-            (std::vector<DimensionKind>{DimensionKind::kBounded, DimensionKind::kStatic}));
+  EXPECT_EQ(s.dimension_kinds, (std::vector<DimensionKind>{DimensionKind::kBounded, DimensionKind::kStatic}));
   EXPECT_TRUE(s.IsDynamic());
   EXPECT_EQ(s.ElementCount(), 30);
   EXPECT_EQ(ByteSizeOf(s), 120);
@@ -206,8 +191,7 @@ TEST_F(ShapeTest, BoundedDynamicDimensionsUseTheBound) {
 TEST_F(ShapeTest, UnboundedDimensionHasNoSize) {
   const Shape& s = Parse("f32[2,?]");
   EXPECT_EQ(s.dimension_kinds,
-            (std::vector<DimensionKind>{DimensionKind::kStatic,
-                                        DimensionKind::kUnbounded}));
+            (std::vector<DimensionKind>{DimensionKind::kStatic, DimensionKind::kUnbounded}));
   EXPECT_EQ(s.ElementCount(), std::nullopt);
   EXPECT_EQ(ByteSizeOf(s), std::nullopt);
   EXPECT_EQ(s.ToString(), "f32[2,?]");
@@ -220,8 +204,7 @@ TEST_F(ShapeTest, DynamicFirstDimensionKeepsItsKind) {
   EXPECT_EQ(u.dimension_kinds, (std::vector<DimensionKind>{DimensionKind::kUnbounded}));
   EXPECT_EQ(u.ToString(), "f32[?]");
   const Shape& b = Parse("s32[<=4,2]");
-  EXPECT_EQ(b.dimension_kinds,
-            (std::vector<DimensionKind>{DimensionKind::kBounded, DimensionKind::kStatic}));
+  EXPECT_EQ(b.dimension_kinds, (std::vector<DimensionKind>{DimensionKind::kBounded, DimensionKind::kStatic}));
   EXPECT_EQ(b.ToString(), "s32[<=4,2]");
   EXPECT_EQ(ByteSizeOf(b), 32);
   const Shape& both = Parse("f32[?,<=3]");

@@ -46,8 +46,7 @@ TEST(StackFramesTest, TablesAreReadWithOneBasedIdsAndShiftedParents) {
   ASSERT_NE(m, nullptr);
   const StackFrameIndex& f = m->stack_frames();
   EXPECT_FALSE(f.empty());
-  EXPECT_EQ(f.file_names, (std::vector<std::string_view>{"/home/u/main.py",
-                                                          "/home/u/lib.py"}));
+  EXPECT_EQ(f.file_names, (std::vector<std::string_view>{"/home/u/main.py", "/home/u/lib.py"}));
   EXPECT_EQ(f.function_names.size(), 3u);
   ASSERT_EQ(f.file_locations.size(), 3u);
   EXPECT_EQ(f.file_locations[1].line, 12);
@@ -169,8 +168,7 @@ TEST(StackFramesTest, TablesMissingRequiredKeysAreErrors) {
             "3:1: error: StackFrames row lacks 'parent_frame_id'");
   EXPECT_EQ(ParseErrorLine("HloModule m\nFileNames\n1 a.py\n"),
             "3:3: error: expected a quoted name, found 'a'");
-  EXPECT_EQ(ParseErrorLine(
-                "HloModule m\nStackFrames\n1 {file_location_id=1 parent_frame_id=-2}\n"),
+  EXPECT_EQ(ParseErrorLine("HloModule m\nStackFrames\n1 {file_location_id=1 parent_frame_id=-2}\n"),
             "3:1: error: StackFrames row has a negative parent_frame_id -2");
 }
 

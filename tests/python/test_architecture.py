@@ -107,3 +107,17 @@ def test_the_version_is_written_once():
                     if re.search(rf"['\"]{re.escape(version)}['\"]", f.read()):
                         hits.append(os.path.relpath(path, REPO))
     assert not hits, f"version {version} also written in {hits}"
+
+
+def test_cpp_is_formatted():
+    """clang-format (.clang-format) leaves every C++ file as it is."""
+    binary = shutil.which("clang-format-14") or shutil.which("clang-format")
+    if not binary:
+        pytest.skip("clang-format not installed (tools/install-deps.sh installs clang-format-14)")
+    files = subprocess.run(["git", "ls-files", "*.cc", "*.h"], cwd=REPO, capture_output=True,
+                           text=True).stdout.split()
+    files = [f for f in files if not f.startswith("tests/fixtures/")]
+    if not files:
+        pytest.skip("not a git checkout")
+    r = subprocess.run([binary, "--dry-run", "--Werror", *files], cwd=REPO, capture_output=True, text=True)
+    assert r.returncode == 0, "run: clang-format-14 -i $(git ls-files '*.cc' '*.h')\n" + r.stderr[:3000]

@@ -12,8 +12,8 @@ namespace hloscope {
 namespace {
 
 std::string WriteTemp(const std::string& name, const std::string& bytes) {
-  std::filesystem::path p = std::filesystem::temp_directory_path() /
-                            ("hloscope_mapped_" + std::to_string(getpid()) + "_" + name);
+  std::filesystem::path p =
+      std::filesystem::temp_directory_path() / ("hloscope_mapped_" + std::to_string(getpid()) + "_" + name);
   std::ofstream(p, std::ios::binary) << bytes;
   return p.string();
 }

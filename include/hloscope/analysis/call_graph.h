@@ -17,15 +17,15 @@ namespace hloscope {
 
 enum class ComputationRole : uint8_t {
   kEntry,
-  kFused,           // fusion calls=
+  kFused,  // fusion calls=
   kWhileBody,
   kWhileCondition,
-  kBranch,          // conditional branches
-  kCall,            // call to_apply= / call-start
-  kAsync,           // async-start calls=
-  kEmbedded,        // reducers and comparators: reduce/sort/scatter to_apply
-  kCustomCall,      // custom-call called_computations
-  kUnreachable,     // nobody calls it
+  kBranch,       // conditional branches
+  kCall,         // call to_apply= / call-start
+  kAsync,        // async-start calls=
+  kEmbedded,     // reducers and comparators: reduce/sort/scatter to_apply
+  kCustomCall,   // custom-call called_computations
+  kUnreachable,  // nobody calls it
 };
 
 // Role of `comp` from its first caller (the entry is always kEntry).

@@ -15,7 +15,7 @@
 namespace hloscope {
 
 struct CauseRuleGroup {
-  std::string_view name;          // as in docs/analysis.md
+  std::string_view name;             // as in docs/analysis.md
   std::span<const CauseRule> rules;  // the rules this step can yield
 };
 

@@ -22,9 +22,7 @@ struct HloPosition {
   const HloInstruction* instruction = nullptr;
   ShapeIndex index;
 
-  bool operator==(const HloPosition& o) const {
-    return instruction == o.instruction && index == o.index;
-  }
+  bool operator==(const HloPosition& o) const { return instruction == o.instruction && index == o.index; }
   std::string ToString() const;  // "while.3{1}" or "copy.7"
 };
 

@@ -34,9 +34,7 @@ DonationKind DonationOf(const HloModule& module, int64_t number, const ShapeInde
 DonationKind ParameterDonation(const HloModule& module, int64_t number);
 
 // True when copy insertion may write into the argument's buffer.
-inline bool IsWritableDonation(DonationKind kind) {
-  return kind == DonationKind::kInputOutputAlias;
-}
+inline bool IsWritableDonation(DonationKind kind) { return kind == DonationKind::kInputOutputAlias; }
 
 }  // namespace hloscope
 

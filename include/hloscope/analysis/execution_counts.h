@@ -39,9 +39,7 @@ class ExecutionCounts {
 
   // Executions per entry call; nullopt when an enclosing loop is unknown.
   std::optional<int64_t> Of(const HloComputation* comp) const;
-  std::optional<int64_t> Of(const HloInstruction* instr) const {
-    return Of(instr->parent());
-  }
+  std::optional<int64_t> Of(const HloInstruction* instr) const { return Of(instr->parent()); }
   // True when a conditional sits on the call chain: the count is an upper
   // bound ("at most").
   bool IsUpperBound(const HloComputation* comp) const;

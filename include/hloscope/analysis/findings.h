@@ -58,24 +58,24 @@ enum class CopyCause : uint8_t {
 enum class CauseRule : uint8_t {
   kLayoutChange,
   kMemorySpaceMove,
-  kBranchUpdatesOperand,    // a branch updates the array the conditional hands it
-  kBranchPassthrough,       // a branch passes its input through to the output buffer
-  kBranchResult,            // a branch's result is copied into the output buffer
-  kConstantUpdated,         // a constant is updated / becomes overwritten loop state
-  kConstantReturned,        // a constant reaches the output
-  kNonDonatedParameter,     // an entry argument without input_output_alias
-  kDonatedParameterRead,    // a donated argument is still read after its update
-  kReadAfterUpdate,         // a value is still read after an in-place update of it
-  kReadAfterLoopInit,       // a value becomes a loop's state but is read afterwards
-  kCarriesSwapped,          // two loop carries trade places
-  kCarryPassedOnLive,       // a carry is passed on while its old value is live
-  kCarryRebuilt,            // a carry's new value is built in a temporary and copied back
-  kCarryOldValueRead,       // a carry's old value is read after its new one exists
-  kOutputDuplicated,        // the copy reaches several output indices
-  kOutputAlsoReturned,      // the copied value is itself returned at another index
-  kOutputAliasing,          // the copy fills an output aliased to a donated argument
-  kOutputPassthrough,       // a parameter passes through to an output
-  kNone,                    // no rule fits: cause kUnknown
+  kBranchUpdatesOperand,  // a branch updates the array the conditional hands it
+  kBranchPassthrough,     // a branch passes its input through to the output buffer
+  kBranchResult,          // a branch's result is copied into the output buffer
+  kConstantUpdated,       // a constant is updated / becomes overwritten loop state
+  kConstantReturned,      // a constant reaches the output
+  kNonDonatedParameter,   // an entry argument without input_output_alias
+  kDonatedParameterRead,  // a donated argument is still read after its update
+  kReadAfterUpdate,       // a value is still read after an in-place update of it
+  kReadAfterLoopInit,     // a value becomes a loop's state but is read afterwards
+  kCarriesSwapped,        // two loop carries trade places
+  kCarryPassedOnLive,     // a carry is passed on while its old value is live
+  kCarryRebuilt,          // a carry's new value is built in a temporary and copied back
+  kCarryOldValueRead,     // a carry's old value is read after its new one exists
+  kOutputDuplicated,      // the copy reaches several output indices
+  kOutputAlsoReturned,    // the copied value is itself returned at another index
+  kOutputAliasing,        // the copy fills an output aliased to a donated argument
+  kOutputPassthrough,     // a parameter passes through to an output
+  kNone,                  // no rule fits: cause kUnknown
 };
 
 // An instruction with the user's source line it comes from (for sentences
@@ -166,12 +166,12 @@ struct CopyFinding {
   std::optional<int64_t> bytes;
   std::optional<int64_t> executions;
   std::optional<int64_t> total_bytes;
-  bool executions_upper_bound = false;               // inside a conditional branch
+  bool executions_upper_bound = false;                 // inside a conditional branch
   std::vector<const HloInstruction*> enclosing_loops;  // innermost first
   // The value the copy protects: the defining position of the copied
   // operand, behind any chain of copies (copy of a copy).
   HloPosition copied_from;
-  std::vector<CopyFeed> feeds;   // updates that run on this copy, loop states it starts
+  std::vector<CopyFeed> feeds;  // updates that run on this copy, loop states it starts
   CauseFacts cause;
   std::optional<SourceLocation> source;
 
@@ -186,19 +186,19 @@ enum class UpdateVerdict : uint8_t { kInPlace, kInPlaceOnCopy, kOutOfPlace, kNot
 // How a verdict was checked against XLA's buffer assignment.
 struct Confirmation {
   enum class Basis : uint8_t {
-    kNoDump,            // no buffer assignment given: unconfirmed
-    kNotListed,         // a compared value is not in the dump: not checkable
-    kSlicesCompared,    // in-place verdicts: `subject` and `object` slices compared
-    kOwnSlice,          // out-of-place: the output shares no operand's slice
+    kNoDump,              // no buffer assignment given: unconfirmed
+    kNotListed,           // a compared value is not in the dump: not checkable
+    kSlicesCompared,      // in-place verdicts: `subject` and `object` slices compared
+    kOwnSlice,            // out-of-place: the output shares no operand's slice
     kReusedDyingOperand,  // out-of-place: XLA reused a dying operand's slice (still a full rewrite)
-    kNoBuffer,          // not-materialized: the fused update has no buffer
-    kListed,            // not-materialized, but the dump lists a buffer for it
-    kOutputNotListed,   // out-of-place: the fusion output is not in the dump
+    kNoBuffer,            // not-materialized: the fused update has no buffer
+    kListed,              // not-materialized, but the dump lists a buffer for it
+    kOutputNotListed,     // out-of-place: the fusion output is not in the dump
   };
   Basis basis = Basis::kNoDump;
   std::optional<bool> confirmed;  // true: XLA agrees; false: contradicts; nullopt: unknown
-  HloPosition subject;  // the update's output value as listed
-  HloPosition object;   // the operand value (or the reused operand) as listed
+  HloPosition subject;            // the update's output value as listed
+  HloPosition object;             // the operand value (or the reused operand) as listed
   std::optional<Slice> subject_slice;
   std::optional<Slice> object_slice;
 };

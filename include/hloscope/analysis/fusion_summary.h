@@ -43,8 +43,8 @@ struct FusionSummary {
   // Opcode (as written) -> count, most frequent first (ties by name);
   // parameters excluded.
   std::vector<std::pair<std::string_view, int64_t>> opcode_counts;
-  std::vector<FusedOp> interesting;  // in text order, nested fusions included
-  std::vector<FileLines> lines;      // union over the fusion and everything in it
+  std::vector<FusedOp> interesting;      // in text order, nested fusions included
+  std::vector<FileLines> lines;          // union over the fusion and everything in it
   std::optional<SourceLocation> source;  // the fusion's own metadata
   std::optional<int64_t> bytes_read;     // sum of operand buffer sizes
   std::optional<int64_t> bytes_written;  // output buffer bytes

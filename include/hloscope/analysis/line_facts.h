@@ -20,7 +20,7 @@ namespace hloscope {
 struct LineInstruction {
   const HloInstruction* instruction = nullptr;
   SourceLocation source;
-  const HloInstruction* kernel = nullptr;  // fusion/reduce it runs in; nullptr if itself
+  const HloInstruction* kernel = nullptr;    // fusion/reduce it runs in; nullptr if itself
   std::vector<const HloInstruction*> loops;  // enclosing while loops, innermost first
   std::optional<int64_t> executions;
   bool executions_upper_bound = false;

@@ -15,11 +15,11 @@
 namespace hloscope {
 
 struct LineSpec {
-  std::string file;        // empty: any file
-  int64_t first = 0;       // 0: any line
+  std::string file;   // empty: any file
+  int64_t first = 0;  // 0: any line
   int64_t last = 0;
-  std::string function;    // non-empty: match by function instead of lines
-  std::string text;        // as given
+  std::string function;  // non-empty: match by function instead of lines
+  std::string text;      // as given
 
   bool Matches(const SourceLocation& loc) const;
 };

@@ -25,8 +25,8 @@ namespace hloscope {
 
 struct GateOptions {
   bool fail_on_copies_in_loops = false;
-  bool fail_on_out_of_place = false;   // every update not in place (see above)
-  bool fail_on_contradiction = false;  // any verdict the buffer assignment contradicts
+  bool fail_on_out_of_place = false;               // every update not in place (see above)
+  bool fail_on_contradiction = false;              // any verdict the buffer assignment contradicts
   std::optional<int64_t> max_copy_bytes;           // per call, all copies
   std::optional<int64_t> max_copies;               // number of copies
   std::optional<int64_t> max_copies_in_loops;      // number of copies inside loops

@@ -32,8 +32,7 @@ namespace hloscope {
 class SourceIndex {
  public:
   // `check` (optional) supplies the attribution of copies without metadata.
-  SourceIndex(const HloModule& module, const ModuleCheck* check = nullptr,
-              const SourceOptions& options = {});
+  SourceIndex(const HloModule& module, const ModuleCheck* check = nullptr, const SourceOptions& options = {});
   SourceIndex(const SourceIndex&) = delete;
   SourceIndex& operator=(const SourceIndex&) = delete;
 

@@ -47,16 +47,15 @@ struct SourceLocation {
 
 struct SourceOptions {
   // Path fragments of frames that are not the user's code.
-  std::vector<std::string> library_path_fragments = {
-      "/site-packages/", "/dist-packages/", "/jax/_src/", "/jaxlib/",
-      "<frozen ", "/lib/python3", "<embedded module"};
+  std::vector<std::string> library_path_fragments = {"/site-packages/", "/dist-packages/", "/jax/_src/",
+                                                     "/jaxlib/",        "<frozen ",        "/lib/python3",
+                                                     "<embedded module"};
   bool skip_library_frames = true;
 };
 
 // The user's source location of `instr` from its own metadata; nullopt when
 // it has none (e.g. copies inserted by XLA).
-std::optional<SourceLocation> ResolveSource(const HloModule& module,
-                                            const HloInstruction& instr,
+std::optional<SourceLocation> ResolveSource(const HloModule& module, const HloInstruction& instr,
                                             const SourceOptions& options = {});
 
 // Undoes the C escapes XLA's printer applies to strings (\" \\ \n \xHH, octal).

@@ -30,8 +30,8 @@ struct WhereResult {
   std::vector<FileLines> file_lines;
 };
 
-WhereResult FindWhere(const SourceIndex& index, const ExecutionCounts& counts,
-                      const ModuleCheck& check, const WhereQuery& query);
+WhereResult FindWhere(const SourceIndex& index, const ExecutionCounts& counts, const ModuleCheck& check,
+                      const WhereQuery& query);
 
 }  // namespace hloscope
 

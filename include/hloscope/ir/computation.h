@@ -25,14 +25,11 @@ class HloComputation {
   HloModule* parent() const { return parent_; }
   HloInstruction* root_instruction() const { return root_; }
   std::span<HloInstruction* const> instructions() const { return instructions_; }
-  int64_t instruction_count() const {
-    return static_cast<int64_t>(instructions_.size());
-  }
+  int64_t instruction_count() const { return static_cast<int64_t>(instructions_.size()); }
   // Parameters by number (nullptr for a gap in hand-written text).
   std::span<HloInstruction* const> parameters() const { return parameters_; }
   HloInstruction* parameter(int64_t i) const {
-    return i >= 0 && i < static_cast<int64_t>(parameters_.size()) ? parameters_[i]
-                                                                  : nullptr;
+    return i >= 0 && i < static_cast<int64_t>(parameters_.size()) ? parameters_[i] : nullptr;
   }
   bool is_entry() const { return is_entry_; }
   // `execution_thread="host"` after the closing brace; empty = main thread.

@@ -63,8 +63,7 @@ class HloInstruction {
   HloOpcode opcode() const { return opcode_; }
   // The opcode as written; differs from HloOpcodeString for kUnknown.
   std::string_view opcode_text() const {
-    return opcode_ == HloOpcode::kUnknown && rare_ ? rare_->opcode_text.view()
-                                                   : HloOpcodeString(opcode_);
+    return opcode_ == HloOpcode::kUnknown && rare_ ? rare_->opcode_text.view() : HloOpcodeString(opcode_);
   }
   const Shape& shape() const { return *shape_; }
   HloComputation* parent() const { return parent_; }
@@ -78,9 +77,7 @@ class HloInstruction {
     if (!rare_) return {};
     return rare_->control_predecessors;
   }
-  std::span<const CalledComputation> called_computations() const {
-    return called_;
-  }
+  std::span<const CalledComputation> called_computations() const { return called_; }
   // The first computation called in `role`, or nullptr.
   HloComputation* called(CallRole role) const;
 
@@ -88,9 +85,7 @@ class HloInstruction {
   // The value text of attribute `name`, verbatim; nullopt when absent.
   std::optional<std::string_view> attribute(std::string_view name) const;
   // `backend_config` value (raw JSON dict or quoted string, as printed).
-  std::optional<std::string_view> backend_config() const {
-    return attribute("backend_config");
-  }
+  std::optional<std::string_view> backend_config() const { return attribute("backend_config"); }
 
   const OpMetadata* metadata() const { return metadata_; }
 
@@ -98,7 +93,7 @@ class HloInstruction {
   // literal); empty otherwise.
   std::string_view operand_text() const { return operand_text_.view(); }
   int64_t parameter_number() const { return int_attr_; }  // kParameter
-  int64_t tuple_index() const { return int_attr_; }        // kGetTupleElement
+  int64_t tuple_index() const { return int_attr_; }       // kGetTupleElement
   FusionKind fusion_kind() const { return fusion_kind_; }
 
   // Shortcuts for called computations.

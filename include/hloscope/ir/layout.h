@@ -15,17 +15,16 @@ namespace hloscope {
 
 struct Layout {
   std::vector<int64_t> minor_to_major;
-  std::string tiles;                // "(8,128)(2,1)" without the T, or empty
-  int64_t element_size_in_bits = 0; // E(n); 0 = natural width
-  int64_t memory_space = 0;         // S(n); 0 = default memory
-  std::string raw;                  // text between the braces, verbatim
+  std::string tiles;                 // "(8,128)(2,1)" without the T, or empty
+  int64_t element_size_in_bits = 0;  // E(n); 0 = natural width
+  int64_t memory_space = 0;          // S(n); 0 = default memory
+  std::string raw;                   // text between the braces, verbatim
 
   // Physical equality for copy classification: same order, tiling, element
   // size and memory space.
   bool SameLayoutAs(const Layout& other) const {
     return minor_to_major == other.minor_to_major && tiles == other.tiles &&
-           element_size_in_bits == other.element_size_in_bits &&
-           memory_space == other.memory_space;
+           element_size_in_bits == other.element_size_in_bits && memory_space == other.memory_space;
   }
 };
 

@@ -75,9 +75,7 @@ class HloModule {
   std::span<const HloAttribute> attributes() const { return attributes_; }
   std::optional<std::string_view> attribute(std::string_view name) const;
   bool is_scheduled() const { return is_scheduled_; }
-  const std::vector<InputOutputAlias>& input_output_aliases() const {
-    return aliases_;
-  }
+  const std::vector<InputOutputAlias>& input_output_aliases() const { return aliases_; }
   const std::vector<BufferDonor>& buffer_donors() const { return donors_; }
   const StackFrameIndex& stack_frames() const { return stack_frames_; }
 

@@ -23,8 +23,7 @@ struct [[gnu::packed]] PackedSpan {
   PackedSpan() = default;
   // From any span whose elements convert (span<X*> -> span<X* const>).
   template <typename U>
-    requires std::is_convertible_v<U (*)[], T (*)[]>
-  PackedSpan(std::span<U> s)  // NOLINT: implicit by design
+  requires std::is_convertible_v<U (*)[], T (*)[]> PackedSpan(std::span<U> s)  // NOLINT: implicit by design
       : ptr(s.data()), len(static_cast<uint32_t>(s.size())) {
     assert(s.size() <= UINT32_MAX);
   }

@@ -31,8 +31,8 @@ enum class DimensionKind : uint8_t {
 class Shape {
  public:
   PrimitiveType element_type = PrimitiveType::kInvalid;
-  std::string type_name;                 // spelling; differs for kUnknown
-  std::vector<int64_t> dimensions;       // bound for <=N, -1 for ?
+  std::string type_name;                       // spelling; differs for kUnknown
+  std::vector<int64_t> dimensions;             // bound for <=N, -1 for ?
   std::vector<DimensionKind> dimension_kinds;  // empty when all static
   std::optional<Layout> layout;
   std::vector<const Shape*> tuple_shapes;  // interned elements
@@ -64,15 +64,12 @@ struct ByteSizeOptions {
 // elements × byte width (E(n) packs bits), tuples only their index table
 // (pointer_size × elements), token 0, opaque pointer_size, b(...) its inner
 // array. nullopt when unknowable (unknown type, unbounded dimension).
-std::optional<int64_t> ByteSizeOf(const Shape& shape,
-                                  const ByteSizeOptions& options = {});
+std::optional<int64_t> ByteSizeOf(const Shape& shape, const ByteSizeOptions& options = {});
 // Sum of ByteSizeOf over all array leaves, plus tuple index tables.
-std::optional<int64_t> TotalByteSizeOf(const Shape& shape,
-                                       const ByteSizeOptions& options = {});
+std::optional<int64_t> TotalByteSizeOf(const Shape& shape, const ByteSizeOptions& options = {});
 // Sum of ByteSizeOf over all leaves, without tuple index tables: what a user
 // means by "how big are my arguments".
-std::optional<int64_t> LeafByteSizeOf(const Shape& shape,
-                                      const ByteSizeOptions& options = {});
+std::optional<int64_t> LeafByteSizeOf(const Shape& shape, const ByteSizeOptions& options = {});
 
 // True when both shapes have equal type, dimensions and physical layout.
 bool ShapesEqualWithLayout(const Shape& a, const Shape& b);

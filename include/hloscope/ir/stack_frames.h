@@ -48,8 +48,7 @@ struct StackFrameIndex {
   std::vector<StackFrameRow> stack_frames;
 
   bool empty() const {
-    return stack_frames.empty() && file_names.empty() &&
-           function_names.empty() && file_locations.empty();
+    return stack_frames.empty() && file_names.empty() && function_names.empty() && file_locations.empty();
   }
   // Frame `id` (1-based) resolved through the tables; nullopt when any id on
   // the way is out of range.

@@ -90,31 +90,26 @@ struct Slice {
 // (instruction, shape index) to the slice of the value defined there.
 class BufferAssignment {
  public:
-  const std::vector<BufferAllocation>& allocations() const {
-    return allocations_;
-  }
+  const std::vector<BufferAllocation>& allocations() const { return allocations_; }
   // The allocation whose header says `allocation <index>`; nullptr if none.
   const BufferAllocation* FindAllocation(int64_t index) const;
   // The value defined at (instruction, index); nullptr when the dump does
   // not list it. Never an entry of a cross-color list.
-  const BufferValue* FindValue(std::string_view instruction,
-                               const ShapeIndex& index = {}) const;
+  const BufferValue* FindValue(std::string_view instruction, const ShapeIndex& index = {}) const;
   // Where the value defined at (instruction, index) lives; nullopt if the
   // dump does not list it (fused intermediates, unallocated constants, ...).
   // Only the primary listing counts: "reused by buffers of a different
   // color" entries never override it.
-  std::optional<Slice> SliceOf(std::string_view instruction,
-                               const ShapeIndex& index = {}) const;
+  std::optional<Slice> SliceOf(std::string_view instruction, const ShapeIndex& index = {}) const;
   // True when both values are listed and have the same allocation and
   // offset; nullopt when either is missing.
-  std::optional<bool> SameSlice(std::string_view a, const ShapeIndex& ai,
-                                std::string_view b, const ShapeIndex& bi) const;
+  std::optional<bool> SameSlice(std::string_view a, const ShapeIndex& ai, std::string_view b,
+                                const ShapeIndex& bi) const;
   // Sum of allocation sizes (XLA's "Total bytes used").
   int64_t total_bytes() const;
 
  private:
-  friend Result<BufferAssignment> ParseBufferAssignment(std::string_view,
-                                                        std::string_view);
+  friend Result<BufferAssignment> ParseBufferAssignment(std::string_view, std::string_view);
   struct ValueRef {
     ShapeIndex index;
     size_t allocation;  // position in allocations_
@@ -129,8 +124,7 @@ class BufferAssignment {
 // Parses the text of a `-buffer-assignment.txt` dump. `path` is only used in
 // diagnostics. Malformed input yields a Diagnostic pointing at the offending
 // line and column.
-Result<BufferAssignment> ParseBufferAssignment(std::string_view text,
-                                               std::string_view path);
+Result<BufferAssignment> ParseBufferAssignment(std::string_view text, std::string_view path);
 // Reads and parses a dump ("-" = stdin); I/O errors become diagnostics.
 Result<BufferAssignment> ReadBufferAssignmentFile(const std::string& path);
 
@@ -139,8 +133,7 @@ Result<BufferAssignment> ReadBufferAssignmentFile(const std::string& path);
 // module_0001.jit_f.cpu_after_optimizations.txt), and `module.hlo.txt` or
 // `as_text.hlo.txt` -> `buffer-assignment.txt` in the same folder (the
 // layout of tests/fixtures/jax). nullopt if no such file.
-std::optional<std::string> FindBufferAssignmentBeside(
-    const std::string& hlo_path);
+std::optional<std::string> FindBufferAssignmentBeside(const std::string& hlo_path);
 
 }  // namespace hloscope
 

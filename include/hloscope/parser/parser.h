@@ -31,16 +31,14 @@ struct HloModuleGroup {
   std::vector<std::unique_ptr<HloModule>> modules;
 };
 
-Result<HloModuleGroup> ParseHloText(std::string text,
-                                    const ParseOptions& options = {});
+Result<HloModuleGroup> ParseHloText(std::string text, const ParseOptions& options = {});
 // Shares `text` with the modules instead of copying it.
 Result<HloModuleGroup> ParseHloText(std::shared_ptr<const std::string> text,
                                     const ParseOptions& options = {});
 // Reads `path` ("-" = stdin) and parses it; I/O errors become diagnostics.
 // A regular file is mapped (MappedFile), not copied: the modules keep the
 // mapping alive, and the file must not shrink while they exist.
-Result<HloModuleGroup> ParseHloFile(const std::string& path,
-                                    const ParseOptions& options = {});
+Result<HloModuleGroup> ParseHloFile(const std::string& path, const ParseOptions& options = {});
 
 // Reads a whole file ("-" = stdin).
 Result<std::shared_ptr<const std::string>> ReadFileOrStdin(const std::string& path);

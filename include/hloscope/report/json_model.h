@@ -6,11 +6,10 @@
 #ifndef HLOSCOPE_REPORT_JSON_MODEL_H_
 #define HLOSCOPE_REPORT_JSON_MODEL_H_
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json.hpp>
 
 #include "hloscope/analysis/findings.h"
 #include "hloscope/analysis/fusion_summary.h"

@@ -26,7 +26,7 @@ struct ExplainSection {
 struct Explanation {
   const HloModule* module = nullptr;
   const HloInstruction* instruction = nullptr;  // nullptr for the module reading
-  std::string text;  // the HLO line (instruction) or the module header
+  std::string text;                             // the HLO line (instruction) or the module header
   std::vector<ExplainSection> sections;
 };
 

@@ -10,8 +10,7 @@
 
 namespace hloscope {
 
-void RenderStats(const std::vector<ModuleStats>& modules, OutputFormat format,
-                 std::ostream& out);
+void RenderStats(const std::vector<ModuleStats>& modules, OutputFormat format, std::ostream& out);
 
 }  // namespace hloscope
 

@@ -21,8 +21,8 @@ struct WhereModule {
   WhereResult result;
 };
 
-void RenderWhereText(const std::vector<WhereModule>& modules, const WhereQuery& query,
-                     SourceFiles& files, std::ostream& out);
+void RenderWhereText(const std::vector<WhereModule>& modules, const WhereQuery& query, SourceFiles& files,
+                     std::ostream& out);
 Json WhereToJson(const std::vector<WhereModule>& modules, const WhereQuery& query, SourceFiles& files);
 
 }  // namespace hloscope

@@ -6,8 +6,8 @@
 #ifndef HLOSCOPE_SUPPORT_ARENA_H_
 #define HLOSCOPE_SUPPORT_ARENA_H_
 
-#include <cstddef>
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <new>
 #include <span>
@@ -32,8 +32,7 @@ class Arena {
 
   template <typename T, typename... Args>
   T* New(Args&&... args) {
-    static_assert(std::is_trivially_destructible_v<T>,
-                  "arena objects are never destroyed");
+    static_assert(std::is_trivially_destructible_v<T>, "arena objects are never destroyed");
     return new (Allocate(sizeof(T), alignof(T))) T(std::forward<Args>(args)...);
   }
 

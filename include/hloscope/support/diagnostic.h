@@ -30,8 +30,7 @@ struct Diagnostic {
 // Computes line and column of `offset` in `text` and fills line_text. Lines
 // longer than 240 bytes are cut around the column so a caret stays readable
 // on a 1 GB single-line file.
-Diagnostic MakeDiagnostic(std::string_view path, std::string_view text,
-                          size_t offset, std::string message);
+Diagnostic MakeDiagnostic(std::string_view path, std::string_view text, size_t offset, std::string message);
 
 }  // namespace hloscope
 

@@ -23,8 +23,7 @@ class MappedFile {
  public:
   // nullptr when `path` is not a regular file or cannot be mapped (then read
   // it instead); `*error` gets errno's text when it cannot even be opened.
-  static std::shared_ptr<const MappedFile> Open(const std::string& path,
-                                                std::string* error);
+  static std::shared_ptr<const MappedFile> Open(const std::string& path, std::string* error);
   ~MappedFile();
   MappedFile(const MappedFile&) = delete;
   MappedFile& operator=(const MappedFile&) = delete;
@@ -33,8 +32,7 @@ class MappedFile {
   std::string_view text() const { return {data_, size_}; }
 
  private:
-  MappedFile(const char* data, size_t size, size_t mapped)
-      : data_(data), size_(size), mapped_(mapped) {}
+  MappedFile(const char* data, size_t size, size_t mapped) : data_(data), size_(size), mapped_(mapped) {}
   const char* data_;
   size_t size_;
   size_t mapped_;  // bytes of address space to unmap (0: nothing mapped)

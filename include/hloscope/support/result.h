@@ -19,12 +19,24 @@ class [[nodiscard]] Result {
 
   bool ok() const { return std::holds_alternative<T>(v_); }
   explicit operator bool() const { return ok(); }
-  T& value() & { assert(ok()); return std::get<T>(v_); }
-  T&& value() && { assert(ok()); return std::get<T>(std::move(v_)); }
-  const T& value() const& { assert(ok()); return std::get<T>(v_); }
+  T& value() & {
+    assert(ok());
+    return std::get<T>(v_);
+  }
+  T&& value() && {
+    assert(ok());
+    return std::get<T>(std::move(v_));
+  }
+  const T& value() const& {
+    assert(ok());
+    return std::get<T>(v_);
+  }
   T* operator->() { return &value(); }
   T& operator*() & { return value(); }
-  const Diagnostic& error() const { assert(!ok()); return std::get<Diagnostic>(v_); }
+  const Diagnostic& error() const {
+    assert(!ok());
+    return std::get<Diagnostic>(v_);
+  }
 
  private:
   std::variant<T, Diagnostic> v_;
