@@ -16,7 +16,7 @@ int RunFusionsCommand(Session& session, const FusionsRequest& request, std::ostr
   for (ModuleAnalysis* a : session.Analyses()) {
     FusionsOptions options;
     options.scope = request.scope;
-    all.push_back(SummarizeFusions(a->sources, a->counts, &a->check, options));
+    all.push_back(SummarizeFusions(a->EnsureSources(), a->counts, &a->check, options));
   }
   std::vector<const ModuleFusions*> modules;
   for (const ModuleFusions& m : all) modules.push_back(&m);
@@ -31,7 +31,7 @@ int RunWhereCommand(Session& session, const WhereRequest& request, std::ostream&
   std::vector<WhereModule> results;
   for (ModuleAnalysis* a : session.Analyses()) {
     a->EnsureFusions();
-    results.push_back({a, FindWhere(a->sources, a->counts, a->check, request.query)});
+    results.push_back({a, FindWhere(a->sources(), a->counts, a->check, request.query)});
   }
   SourceFiles files(request.source_roots);
   if (request.format == OutputFormat::kJson)
@@ -48,6 +48,7 @@ int RunAnnotateCommand(Session& session, const AnnotateRequest& request, std::os
   doc["modules"] = Json::array();
   std::vector<ModuleAnalysis*> analyses = session.Analyses();
   for (size_t mi = 0; mi < analyses.size(); ++mi) {
+    analyses[mi]->EnsureSources();
     const ModuleAnalysis& a = *analyses[mi];
     LineQuery q;
     if (!request.file.empty()) {
@@ -57,7 +58,7 @@ int RunAnnotateCommand(Session& session, const AnnotateRequest& request, std::os
       q.spec = spec;
     }
     q.scope = request.text.scope;
-    std::vector<LineFacts> facts = CollectLineFacts(a.sources, a.counts, a.check, q);
+    std::vector<LineFacts> facts = CollectLineFacts(a.sources(), a.counts, a.check, q);
     if (request.format == OutputFormat::kJson) {
       doc["modules"].push_back(AnnotateModuleJson(a, facts, files));
     } else {

@@ -287,7 +287,7 @@ Explanation ExplainModule(const ModuleAnalysis& a) {
   e.sections.push_back(std::move(s3));
 
   static const ModuleFusions kNoFusions;
-  const ModuleFusions& mf = a.fusions ? *a.fusions : kNoFusions;
+  const ModuleFusions& mf = a.fusions() ? *a.fusions() : kNoFusions;
   ExplainSection s4{"4. Kernels (fusions)", {}};
   std::map<std::string, int64_t> kinds;
   for (const FusionSummary& f : mf.fusions) ++kinds[std::string(FusionKindText(*f.fusion))];
@@ -314,7 +314,7 @@ Explanation ExplainModule(const ModuleAnalysis& a) {
   if (check.copies.empty()) s5.lines.push_back("no copies.");
   for (size_t k = 0; k < check.copies.size() && k < 5; ++k) {
     const CopyFinding& c = check.copies[k];
-    std::string where = SourceText(a.sources.Of(*c.instruction()));
+    std::string where = SourceText(a.sources().Of(*c.instruction()));
     s5.lines.push_back(fmt::format("{} {} {} × {} = {} ({}){}", c.instruction()->name(), c.shape->ToString(),
                                    HumanBytes(c.bytes), ExecutionsText(c.executions, false),
                                    HumanBytes(c.total_bytes), CopyCauseName(c.cause.cause),

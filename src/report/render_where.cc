@@ -26,7 +26,7 @@ std::string GroupHeading(const LineInstruction& li, const ModuleAnalysis& a) {
   std::string loop = li.loops.empty() ? "" : fmt::format(", inside {}", li.loops.front()->name());
   std::string times = "×" + ExecutionsText(li.executions, li.executions_upper_bound);
   if (li.kernel && li.kernel->opcode() == HloOpcode::kFusion) {
-    const FusionSummary* fs = a.fusions ? a.fusions->Find(li.kernel) : nullptr;
+    const FusionSummary* fs = a.fusions() ? a.fusions()->Find(li.kernel) : nullptr;
     std::string lines = fs ? FileLinesText(fs->lines) : "";
     return fmt::format("in fusion {} ({}; lines {}) in {}{} {}", li.kernel->name(),
                        FusionKindText(*li.kernel), lines.empty() ? "?" : lines, li.kernel->parent()->name(),
@@ -165,7 +165,7 @@ Json WhereToJson(const std::vector<WhereModule>& modules, const WhereQuery& quer
       jl["updates"] = Json::array();
       for (const UpdateFinding* u : f.updates) jl["updates"].push_back(UpdateJson(*u));
       jl["reads"] = Json::array();
-      for (const LineRead& r : f.reads) jl["reads"].push_back(LineReadJson(r, a.sources.Of(*r.reader)));
+      for (const LineRead& r : f.reads) jl["reads"].push_back(LineReadJson(r, a.sources().Of(*r.reader)));
       jl["instructions"] = Json::array();
       for (const LineInstruction& li : f.instructions) {
         Json j = RefJson(li.instruction);

@@ -66,7 +66,7 @@ const HloInstruction* Named(const HloModule& m, std::string_view name) {
 
 WhereResult Where(ModuleAnalysis& a, const WhereQuery& q) {
   a.EnsureFusions();
-  return FindWhere(a.sources, a.counts, a.check, q);
+  return FindWhere(a.sources(), a.counts, a.check, q);
 }
 
 // 1-based number of the first line of `program` containing `needle` after
@@ -350,7 +350,7 @@ TEST(ExploreFusions, KernelWithItsLinesBytesAndVerdict) {
   auto session = Fixture("loop_read_after_write");
   ASSERT_TRUE(session);
   ModuleAnalysis& a = session->Analysis(0);
-  ModuleFusions mf = SummarizeFusions(a.sources, a.counts, &a.check);
+  ModuleFusions mf = SummarizeFusions(a.EnsureSources(), a.counts, &a.check);
   EXPECT_EQ(mf.fusions.size(), 4u);
   const FusionSummary* dus = nullptr;
   for (const FusionSummary& f : mf.fusions)
@@ -379,7 +379,7 @@ TEST(ExploreFusions, UnionOfLinesAcrossAScanStep) {
   auto session = Fixture("scoped_train_step");
   ASSERT_TRUE(session);
   ModuleAnalysis& a = session->Analysis(0);
-  ModuleFusions mf = SummarizeFusions(a.sources, a.counts, &a.check);
+  ModuleFusions mf = SummarizeFusions(a.EnsureSources(), a.counts, &a.check);
   bool ynn = false, multi_line = false;
   for (const FusionSummary& f : mf.fusions) {
     if (f.fusion->fusion_kind() == FusionKind::kCustom) {
@@ -392,7 +392,7 @@ TEST(ExploreFusions, UnionOfLinesAcrossAScanStep) {
   EXPECT_TRUE(multi_line);
   FusionsOptions scoped;
   scoped.scope = "grad_step";
-  ModuleFusions sf = SummarizeFusions(a.sources, a.counts, &a.check, scoped);
+  ModuleFusions sf = SummarizeFusions(a.EnsureSources(), a.counts, &a.check, scoped);
   EXPECT_GT(sf.fusions.size(), 0u);
   EXPECT_LT(sf.fusions.size(), mf.fusions.size());
   EXPECT_EQ(sf.kernels_total, static_cast<int64_t>(mf.fusions.size()));
@@ -413,7 +413,7 @@ ENTRY %main (x: f32[8,2048]) -> f32[8,2048] {
 )");
   ASSERT_TRUE(module);
   ModuleAnalysis& a = module->Analysis(0);
-  ModuleFusions mf = SummarizeFusions(a.sources, a.counts, &a.check);
+  ModuleFusions mf = SummarizeFusions(a.EnsureSources(), a.counts, &a.check);
   ASSERT_EQ(mf.fusions.size(), 1u);
   EXPECT_EQ(mf.fusions[0].fusion->fusion_kind(), FusionKind::kCustom);
   EXPECT_EQ(mf.fusions[0].backend_kind, "__triton");

@@ -36,7 +36,7 @@ struct InstructionFacts {
   std::vector<InPlacePair> pairs;             // its in-place pairs (sequential instructions)
 };
 
-// Needs analysis.EnsureFusions() to have run.
+// Needs analysis.EnsureFusions() (which builds the sources too) to have run.
 InstructionFacts FactsOf(const ModuleAnalysis& analysis, const HloInstruction& instr);
 
 }  // namespace hloscope

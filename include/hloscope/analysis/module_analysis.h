@@ -1,9 +1,16 @@
-// ModuleAnalysis: every analysis of one module, built once and shared by
-// the commands that need them (the app layer's Session builds it; the
-// report layer only reads it).
+// ModuleAnalysis: every analysis of one module, each built once, and only
+// when a command needs it (the app layer's Session and commands build
+// them; the report layer only reads them).
+//
+// The check findings are always there; the source index (every
+// instruction's line: where, annotate, explain, fusions) and the kernel
+// summaries are built by EnsureSources / EnsureFusions, because on a large
+// module they cost as much as the check itself and `check` needs neither.
 #ifndef HLOSCOPE_ANALYSIS_MODULE_ANALYSIS_H_
 #define HLOSCOPE_ANALYSIS_MODULE_ANALYSIS_H_
 
+#include <cassert>
+#include <memory>
 #include <optional>
 
 #include "hloscope/analysis/check.h"
@@ -13,26 +20,44 @@
 
 namespace hloscope {
 
-struct ModuleAnalysis {
+class ModuleAnalysis {
+ public:
   ModuleAnalysis(const HloModule& m, const CheckOptions& options = {})
       : module(m),
         counts(ExecutionCounts::Run(m)),
         check(CheckModule(m, counts, options)),
-        sources(m, &check, options.source) {}
+        source_options_(options.source) {}
   ModuleAnalysis(const ModuleAnalysis&) = delete;
   ModuleAnalysis& operator=(const ModuleAnalysis&) = delete;
-
-  // Every kernel, unfiltered; computed on first use by EnsureFusions.
-  const ModuleFusions& EnsureFusions() {
-    if (!fusions) fusions = SummarizeFusions(sources, counts, &check);
-    return *fusions;
-  }
 
   const HloModule& module;
   ExecutionCounts counts;  // before check, which is computed from it
   ModuleCheck check;
-  SourceIndex sources;
-  std::optional<ModuleFusions> fusions;
+
+  // Builds the source index (once).
+  const SourceIndex& EnsureSources() {
+    if (!sources_) sources_ = std::make_unique<SourceIndex>(module, &check, source_options_);
+    return *sources_;
+  }
+  // Builds every kernel's summary, unfiltered (once; needs the sources).
+  const ModuleFusions& EnsureFusions() {
+    if (!fusions_) fusions_ = SummarizeFusions(EnsureSources(), counts, &check);
+    return *fusions_;
+  }
+
+  bool has_sources() const { return sources_ != nullptr; }
+  // The source index; EnsureSources must have run.
+  const SourceIndex& sources() const {
+    assert(sources_);
+    return *sources_;
+  }
+  // The kernel summaries; nullptr unless EnsureFusions has run.
+  const ModuleFusions* fusions() const { return fusions_ ? &*fusions_ : nullptr; }
+
+ private:
+  SourceOptions source_options_;
+  std::unique_ptr<SourceIndex> sources_;
+  std::optional<ModuleFusions> fusions_;
 };
 
 }  // namespace hloscope

@@ -30,7 +30,7 @@ struct Explanation {
   std::vector<ExplainSection> sections;
 };
 
-// `analysis` must have its fusions computed (EnsureFusions).
+// `analysis` must have its sources and fusions built (EnsureFusions).
 Explanation ExplainInstruction(const ModuleAnalysis& analysis, const InstructionFacts& facts);
 Explanation ExplainModule(const ModuleAnalysis& analysis);
 
