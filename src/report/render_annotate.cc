@@ -28,54 +28,12 @@ std::string Kernels(const LineFacts& f) {
 std::vector<std::string> Details(const LineFacts& f) {
   std::vector<std::string> out;
   if (f.copies.size() > 4) {
-    std::map<std::string, std::pair<int64_t, std::optional<int64_t>>> by_cause;
-    for (const CopyFinding* c : f.copies) {
-      auto& [n, total] =
-          by_cause.emplace(std::string(CopyCauseName(c->cause.cause)), std::make_pair(0, 0)).first->second;
-      ++n;
-      if (total && c->total_bytes)
-        *total += *c->total_bytes;
-      else
-        total = std::nullopt;
-    }
-    for (auto& [cause, v] : by_cause)
-      out.push_back(fmt::format("copy ×{} {}: {} per call", v.first, cause, HumanBytes(v.second)));
-  }
-  for (const CopyFinding* c : f.copies) {
-    if (f.copies.size() > 4) break;
-    std::string via;
-    for (const LineInstruction& li : f.instructions)
-      if (std::find(li.copies.begin(), li.copies.end(), c) != li.copies.end() &&
-          li.source.via != SourceVia::kMetadata)
-        via = fmt::format(" (via the {})", SourceViaName(li.source.via));
-    out.push_back(fmt::format("copy {}{}", CopySummaryLine(*c), via));
+    for (const std::string& g : LineCopyGroups(f)) out.push_back("copy " + g);
+  } else {
+    for (const CopyFinding* c : f.copies) out.push_back("copy " + LineCopyText(f, *c));
   }
   for (const std::string& u : UpdateSummaryLines(f.updates)) out.push_back("update " + u);
-  // Reads, merged per (value, reader): the copies they force.
-  std::vector<std::pair<const LineRead*, std::vector<const CopyFinding*>>> reads;
-  for (const LineRead& r : f.reads) {
-    auto it = std::find_if(reads.begin(), reads.end(), [&](const auto& p) {
-      return p.first->reader == r.reader && p.first->copy->copied_from == r.copy->copied_from;
-    });
-    if (it == reads.end())
-      reads.push_back({&r, {r.copy}});
-    else if (std::find(it->second.begin(), it->second.end(), r.copy) == it->second.end())
-      it->second.push_back(r.copy);
-  }
-  for (const auto& [r, copies] : reads) {
-    std::vector<std::string> names;
-    std::optional<int64_t> total = 0;
-    for (const CopyFinding* c : copies) {
-      names.push_back(std::string(c->instruction()->name()));
-      if (total && c->total_bytes)
-        *total += *c->total_bytes;
-      else
-        total = std::nullopt;
-    }
-    out.push_back(fmt::format("reads {} after its in-place update ({}) → forces {} ({} per call)",
-                              PositionText(r->copy->copied_from), r->reader->name(), fmt::join(names, ", "),
-                              HumanBytes(total)));
-  }
+  for (const std::string& r : LineReadTexts(f)) out.push_back(r);
   return out;
 }
 

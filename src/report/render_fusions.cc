@@ -10,21 +10,6 @@
 
 namespace hloscope {
 
-std::vector<std::string> KernelFindingLines(const FusionSummary& f) {
-  std::vector<std::string> out;
-  for (const UpdateFinding* u : f.updates) {
-    std::string line = fmt::format("{} {}: {}", u->site.instruction->opcode_text(),
-                                   u->site.instruction->name(), UpdateVerdictName(u->verdict));
-    if (u->runs_on) line += fmt::format(" (on {})", u->runs_on->instruction->name());
-    if (u->full_rewrite) line += ", rewrites the whole buffer";
-    out.push_back(std::move(line));
-  }
-  for (const CopyFinding* c : f.copies)
-    out.push_back(fmt::format("copies {} ({}): {}", c->shape->ToString(), CopyCauseName(c->cause.cause),
-                              CauseDetail(*c)));
-  return out;
-}
-
 void RenderFusionsText(const std::vector<const ModuleFusions*>& modules, std::string_view scope,
                        std::ostream& out) {
   for (size_t mi = 0; mi < modules.size(); ++mi) {

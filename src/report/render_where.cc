@@ -43,55 +43,16 @@ const void* GroupKey(const LineInstruction& li) {
   return li.kernel ? static_cast<const void*>(li.kernel) : static_cast<const void*>(li.instruction->parent());
 }
 
-std::string NoteText(const WhereResult& w, const WhereQuery& q) {
-  if (w.matched_by_name.empty()) return "";
-  return fmt::format("no file path ends with {}; matched by the file name {} only", q.spec->file,
-                     w.matched_by_name);
-}
-
-std::string NearbyText(const WhereResult& w, const WhereQuery& q) {
-  if (w.suggest_functions)
-    return w.functions.empty() ? "the metadata names no functions; ask for FILE:LINE"
-                               : fmt::format("functions with instructions: {}", fmt::join(w.functions, ", "));
-  if (w.suggest_lines)
-    return w.file_lines.empty() ? fmt::format("no instruction comes from {}", q.spec->file)
-                                : fmt::format("lines with instructions: {}", FileLinesText(w.file_lines));
-  return "";
-}
-
-// The attribution of a copy on this line when it is not the copy's own metadata.
-std::string ViaNote(const LineFacts& f, const CopyFinding* c) {
-  std::string via;
-  for (const LineInstruction& li : f.instructions)
-    if (std::find(li.copies.begin(), li.copies.end(), c) != li.copies.end() &&
-        li.source.via != SourceVia::kMetadata)
-      via = fmt::format(" (attributed via the {})", SourceViaName(li.source.via));
-  return via;
-}
-
 void RenderLine(const LineFacts& f, const ModuleAnalysis& a, SourceFiles& files, std::ostream& out) {
   std::optional<std::string> text = files.Line(f.file, f.line);
   out << fmt::format("\n{}:{}{}\n", DisplayPath(f.file), f.line,
                      text ? "   " + std::string(*text) : std::string());
   for (const CopyFinding* c : f.copies) {
-    out << fmt::format("  copy    {}{}\n", CopySummaryLine(*c), ViaNote(f, c));
+    out << fmt::format("  copy    {}\n", LineCopyText(f, *c));
     out << fmt::format("          {}\n", CauseDetail(*c));
   }
   for (const std::string& u : UpdateSummaryLines(f.updates)) out << fmt::format("  update  {}\n", u);
-  // Reads, merged per (reader, value): the copies they force.
-  std::vector<std::pair<std::string, std::vector<std::string>>> reads;
-  for (const LineRead& r : f.reads) {
-    std::string key = fmt::format("{} reads {}", r.reader->name(), PositionText(r.copy->copied_from));
-    auto it = std::find_if(reads.begin(), reads.end(), [&](const auto& p) { return p.first == key; });
-    std::string copy(r.copy->instruction()->name());
-    if (it == reads.end())
-      reads.push_back({key, {copy}});
-    else
-      it->second.push_back(copy);
-  }
-  for (const auto& [key, copies] : reads)
-    out << fmt::format("  read    {} after it is updated in place: this forces {}\n", key,
-                       fmt::join(copies, ", "));
+  for (const std::string& r : LineReadTexts(f)) out << fmt::format("  read    {}\n", r);
   // Instructions grouped by kernel / computation, in order of appearance.
   std::vector<const void*> order;
   std::map<const void*, std::vector<const LineInstruction*>> groups;
@@ -127,9 +88,10 @@ void RenderWhereText(const std::vector<WhereModule>& modules, const WhereQuery& 
     size_t nl = w.result.lines.size();
     out << fmt::format("{}: {} instruction{} from {} source line{} match {}\n", a.module.name(), n,
                        n == 1 ? "" : "s", nl, nl == 1 ? "" : "s", QueryText(query));
-    if (std::string note = NoteText(w.result, query); !note.empty()) out << fmt::format("  ({})\n", note);
+    if (std::string note = WhereNoteText(w.result, query); !note.empty())
+      out << fmt::format("  ({})\n", note);
     if (w.result.lines.empty()) {
-      if (std::string nearby = NearbyText(w.result, query); !nearby.empty())
+      if (std::string nearby = WhereNearbyText(w.result, query); !nearby.empty())
         out << fmt::format("  nothing there; {}\n", nearby);
       continue;
     }
@@ -190,7 +152,7 @@ Json WhereToJson(const std::vector<WhereModule>& modules, const WhereQuery& quer
       }
       jm["lines"].push_back(std::move(jl));
     }
-    std::string nearby = NearbyText(w.result, query), note = NoteText(w.result, query);
+    std::string nearby = WhereNearbyText(w.result, query), note = WhereNoteText(w.result, query);
     jm["nearby"] = nearby.empty() ? Json(nullptr) : Json(nearby);
     jm["note"] = note.empty() ? Json(nullptr) : Json(note);
     doc["modules"].push_back(std::move(jm));

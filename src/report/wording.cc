@@ -380,6 +380,91 @@ std::string CopySummaryLine(const CopyFinding& c) {
                      HumanBytes(c.total_bytes), CopyCauseName(c.cause.cause));
 }
 
+std::string LineCopyText(const LineFacts& f, const CopyFinding& c) {
+  std::string via;
+  for (const LineInstruction& li : f.instructions)
+    if (std::find(li.copies.begin(), li.copies.end(), &c) != li.copies.end() &&
+        li.source.via != SourceVia::kMetadata)
+      via = fmt::format(" (via the {})", SourceViaName(li.source.via));
+  return CopySummaryLine(c) + via;
+}
+
+std::vector<std::string> LineCopyGroups(const LineFacts& f) {
+  std::map<std::string_view, std::pair<int64_t, std::optional<int64_t>>> by_cause;
+  for (const CopyFinding* c : f.copies) {
+    auto& [n, total] = by_cause.emplace(CopyCauseName(c->cause.cause), std::make_pair(0, 0)).first->second;
+    ++n;
+    if (total && c->total_bytes)
+      *total += *c->total_bytes;
+    else
+      total = std::nullopt;
+  }
+  std::vector<std::string> out;
+  for (auto& [cause, v] : by_cause)
+    out.push_back(fmt::format("×{} {}: {} per call", v.first, cause, HumanBytes(v.second)));
+  return out;
+}
+
+std::vector<std::string> LineReadTexts(const LineFacts& f) {
+  std::vector<std::pair<const LineRead*, std::vector<const CopyFinding*>>> reads;
+  for (const LineRead& r : f.reads) {
+    auto it = std::find_if(reads.begin(), reads.end(), [&](const auto& p) {
+      return p.first->reader == r.reader && p.first->copy->copied_from == r.copy->copied_from;
+    });
+    if (it == reads.end())
+      reads.push_back({&r, {r.copy}});
+    else if (std::find(it->second.begin(), it->second.end(), r.copy) == it->second.end())
+      it->second.push_back(r.copy);
+  }
+  std::vector<std::string> out;
+  for (const auto& [r, copies] : reads) {
+    std::vector<std::string> names;
+    std::optional<int64_t> total = 0;
+    for (const CopyFinding* c : copies) {
+      names.push_back(std::string(c->instruction()->name()));
+      if (total && c->total_bytes)
+        *total += *c->total_bytes;
+      else
+        total = std::nullopt;
+    }
+    out.push_back(fmt::format("{} reads {} after its in-place update → forces {} ({} per call)",
+                              r->reader->name(), PositionText(r->copy->copied_from), fmt::join(names, ", "),
+                              HumanBytes(total)));
+  }
+  return out;
+}
+
+std::string WhereNearbyText(const WhereResult& w, const WhereQuery& q) {
+  if (w.suggest_functions)
+    return w.functions.empty() ? "the metadata names no functions; ask for FILE:LINE"
+                               : fmt::format("functions with instructions: {}", fmt::join(w.functions, ", "));
+  if (w.suggest_lines)
+    return w.file_lines.empty() ? fmt::format("no instruction comes from {}", q.spec->file)
+                                : fmt::format("lines with instructions: {}", FileLinesText(w.file_lines));
+  return "";
+}
+
+std::string WhereNoteText(const WhereResult& w, const WhereQuery& q) {
+  if (w.matched_by_name.empty()) return "";
+  return fmt::format("no file path ends with {}; matched by the file name {} only", q.spec->file,
+                     w.matched_by_name);
+}
+
+std::vector<std::string> KernelFindingLines(const FusionSummary& f) {
+  std::vector<std::string> out;
+  for (const UpdateFinding* u : f.updates) {
+    std::string line = fmt::format("{} {}: {}", u->site.instruction->opcode_text(),
+                                   u->site.instruction->name(), UpdateVerdictName(u->verdict));
+    if (u->runs_on) line += fmt::format(" (on {})", u->runs_on->instruction->name());
+    if (u->full_rewrite) line += ", rewrites the whole buffer";
+    out.push_back(std::move(line));
+  }
+  for (const CopyFinding* c : f.copies)
+    out.push_back(fmt::format("copies {} ({}): {}", c->shape->ToString(), CopyCauseName(c->cause.cause),
+                              CauseDetail(*c)));
+  return out;
+}
+
 // ---------------------------------------------------------------------------
 // Headline
 

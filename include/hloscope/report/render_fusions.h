@@ -13,10 +13,6 @@
 
 namespace hloscope {
 
-// One line per check finding on a kernel ("dynamic-update-slice
-// dynamic-update-slice.2: in-place-on-copy (on copy.7)").
-std::vector<std::string> KernelFindingLines(const FusionSummary& kernel);
-
 void RenderFusionsText(const std::vector<const ModuleFusions*>& modules, std::string_view scope,
                        std::ostream& out);
 Json FusionsToJson(const std::vector<const ModuleFusions*>& modules, std::string_view scope);

@@ -14,8 +14,11 @@
 #include <vector>
 
 #include "hloscope/analysis/findings.h"
+#include "hloscope/analysis/fusion_summary.h"
+#include "hloscope/analysis/line_facts.h"
 #include "hloscope/analysis/line_spec.h"
 #include "hloscope/analysis/policy.h"
+#include "hloscope/analysis/where_query.h"
 
 namespace hloscope {
 
@@ -72,6 +75,26 @@ std::vector<std::string> UpdateSummaryLines(const std::vector<const UpdateFindin
                                             size_t max_listed = 4);
 // `copy.7 f32[1024]{0} 4.0 KiB × 100 = 400.0 KiB per call — read-after-update`.
 std::string CopySummaryLine(const CopyFinding& copy);
+
+// ---------------------------------------------------------------------------
+// Lines of the user's code (where, annotate) and kernels (fusions)
+
+// A copy on a line: CopySummaryLine, plus how it was attributed there when
+// not by its own metadata (" (via the update)").
+std::string LineCopyText(const LineFacts& line, const CopyFinding& copy);
+// The copies of a line grouped by cause: "×5 read-after-update: 2.0 MiB per call".
+std::vector<std::string> LineCopyGroups(const LineFacts& line);
+// The reads of old values on a line, merged per reader and value, with the
+// copies they force: "bitcast_add_fusion reads arg_tuple.6{1} after its
+// in-place update → forces copy.5, copy (800.0 KiB per call)".
+std::vector<std::string> LineReadTexts(const LineFacts& line);
+// `where` found nothing: what exists instead; and the note when a file
+// matched by its name only. "" when there is nothing to say.
+std::string WhereNearbyText(const WhereResult& result, const WhereQuery& query);
+std::string WhereNoteText(const WhereResult& result, const WhereQuery& query);
+// One line per check finding on a kernel ("dynamic-update-slice
+// dynamic-update-slice.2: in-place-on-copy (on copy.7)").
+std::vector<std::string> KernelFindingLines(const FusionSummary& kernel);
 
 // ---------------------------------------------------------------------------
 // Gates
