@@ -5,6 +5,8 @@
 // BM_ParseFile: bytes/s of ParseHloText on one file (the text is read once,
 // outside the timed loop). BM_CheckFile: parse + CheckModule, so the ratio
 // BM_CheckFile/BM_ParseFile is the analysis cost relative to parsing.
+// BM_CheckCommand: what `hloscope check FILE` does after reading the file —
+// the Session (parse, execution counts, check) and the text report.
 // BM_ParseCorpus: all HLO files of ../shared/corpus. bench/run_parse_bench.py
 // runs these next to XLA's own parser and `wc -l` and prints the ratios.
 #include <benchmark/benchmark.h>
@@ -12,10 +14,13 @@
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "hloscope/analysis/check.h"
+#include "hloscope/app/commands.h"
+#include "hloscope/app/session.h"
 #include "hloscope/parser/parser.h"
 
 namespace {
@@ -72,6 +77,26 @@ void BM_CheckFile(benchmark::State& state) {
   });
 }
 BENCHMARK(BM_CheckFile)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_CheckCommand(benchmark::State& state) {
+  auto text = BenchFile(state);
+  if (!text) return;
+  for (auto _ : state) {
+    hloscope::SessionRequest request;
+    request.path = "<bench>";
+    request.text = *text;  // the copy is the Session's own, as for Python's text input
+    auto session = hloscope::Session::Open(std::move(request));
+    if (!session.ok()) {
+      state.SkipWithError(session.error().Format().c_str());
+      return;
+    }
+    std::ostringstream out, err;
+    hloscope::RunCheckCommand(**session, {}, out, err);
+    benchmark::DoNotOptimize(out.str().size());
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(text->size()));
+}
+BENCHMARK(BM_CheckCommand)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_ParseCorpus(benchmark::State& state) {
   std::filesystem::path dir = HLOSCOPE_CORPUS_DIR;

@@ -263,6 +263,7 @@ def main():
         benchmarks = gb.get("benchmarks", [])
         res["hloscope_parse"] = summarize_family(benchmarks, "BM_ParseFile", size)
         res["hloscope_check"] = summarize_family(benchmarks, "BM_CheckFile", size)
+        res["hloscope_check_command"] = summarize_family(benchmarks, "BM_CheckCommand", size)
         ctx = gb.get("context", {})
         res["bench_context"] = {k: ctx.get(k) for k in
                                 ("date", "host_name", "executable", "num_cpus", "mhz_per_cpu",
@@ -307,6 +308,10 @@ def main():
         # check-only share is (CheckFile - ParseFile) / ParseFile.
         ratios["check_over_parse_time"] = hc["real_time_s"] / hpp["real_time_s"]
         ratios["check_only_over_parse_time"] = (hc["real_time_s"] - hpp["real_time_s"]) / hpp["real_time_s"]
+    hcc = res.get("hloscope_check_command")
+    if hcc and hpp and "real_time_s" in hcc and "real_time_s" in hpp:
+        # The whole `check` command (Session + text report) against parsing alone.
+        ratios["check_command_over_parse_time"] = hcc["real_time_s"] / hpp["real_time_s"]
     rss = res.get("hloscope_stats_rss")
     if rss and "rss_over_file" in rss:
         ratios["peak_rss_over_file_size"] = rss["rss_over_file"]
@@ -325,6 +330,7 @@ def main():
 
     add("hloscope parse (BM_ParseFile)", res.get("hloscope_parse"), "real_time_s")
     add("hloscope parse+check (BM_CheckFile)", res.get("hloscope_check"), "real_time_s")
+    add("hloscope check command (BM_CheckCommand)", res.get("hloscope_check_command"), "real_time_s")
     add("XLA parser (jaxlib)", res.get("xla_parse"), "median_s")
     add("wc -l", res.get("wc_l"), "median_s")
     w0 = max(len(r[0]) for r in rows)
@@ -340,6 +346,7 @@ def main():
                   hloscope_over_wc="hloscope / wc -l (throughput)",
                   check_over_parse_time="CheckFile time / ParseFile time",
                   check_only_over_parse_time="(CheckFile-ParseFile) / ParseFile",
+                  check_command_over_parse_time="CheckCommand time / ParseFile time",
                   peak_rss_over_file_size="peak RSS / file size")
     for k, v in ratios.items():
         print(f"{labels[k]:<34} {v:.3f}")

@@ -84,7 +84,7 @@ class PySession {
   static PySession Open(hloscope::SessionRequest request) {
     hloscope::Result<std::unique_ptr<Session>> s = [&] {
       nb::gil_scoped_release release;
-      return Session::Open(request);
+      return Session::Open(std::move(request));
     }();
     if (!s.ok()) throw DiagnosticError{s.error()};
     return PySession(std::move(s).value());

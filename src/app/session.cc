@@ -2,12 +2,13 @@
 
 namespace hloscope {
 
-Result<std::unique_ptr<Session>> Session::Open(const SessionRequest& request) {
+Result<std::unique_ptr<Session>> Session::Open(SessionRequest request) {
   std::unique_ptr<Session> s(new Session());
   ParseOptions parse;
   parse.path = request.path.empty() ? "<input>" : request.path;
+  bool from_text = request.text.has_value();
   Result<HloModuleGroup> group =
-      request.text ? ParseHloText(*request.text, parse) : ParseHloFile(request.path, parse);
+      from_text ? ParseHloText(std::move(*request.text), parse) : ParseHloFile(request.path, parse);
   if (!group.ok()) return group.error();
   s->group_ = std::move(group).value();
 
@@ -19,7 +20,7 @@ Result<std::unique_ptr<Session>> Session::Open(const SessionRequest& request) {
       if (!ba.ok()) return ba.error();
       s->ba_ = std::move(ba).value();
     } else {
-      if (ba_path.empty() && request.find_buffer_assignment && !request.text && request.path != "-")
+      if (ba_path.empty() && request.find_buffer_assignment && !from_text && request.path != "-")
         if (std::optional<std::string> found = FindBufferAssignmentBeside(request.path)) ba_path = *found;
       if (!ba_path.empty()) {
         Result<BufferAssignment> ba = ReadBufferAssignmentFile(ba_path);

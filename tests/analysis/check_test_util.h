@@ -16,6 +16,33 @@
 
 namespace hloscope::testing {
 
+// A while loop whose trip count is data-dependent (the condition compares
+// the counter with itself): everything inside runs an unknown number of
+// times. The body copies an f32[8] carry (%cb) every iteration.
+inline constexpr char kUnknownTripCountLoop[] = R"(
+HloModule m
+%body (t: (s32[], f32[8])) -> (s32[], f32[8]) {
+  %t = (s32[], f32[8]{0}) parameter(0)
+  %i = s32[] get-tuple-element(%t), index=0
+  %b = f32[8]{0} get-tuple-element(%t), index=1
+  %cb = f32[8]{0} copy(%b)
+  %n = f32[8]{0} negate(%cb)
+  ROOT %r = (s32[], f32[8]{0}) tuple(%i, %n)
+}
+%cond (t: (s32[], f32[8])) -> pred[] {
+  %t = (s32[], f32[8]{0}) parameter(0)
+  %i = s32[] get-tuple-element(%t), index=0
+  %lim = s32[] get-tuple-element(%t), index=0
+  ROOT %lt = pred[] compare(%i, %lim), direction=LT
+}
+ENTRY %main (n: s32[], x: f32[8]) -> (s32[], f32[8]) {
+  %n = s32[] parameter(0)
+  %x = f32[8]{0} parameter(1)
+  %init = (s32[], f32[8]{0}) tuple(%n, %x)
+  ROOT %w = (s32[], f32[8]{0}) while(%init), condition=%cond, body=%body
+}
+)";
+
 inline std::unique_ptr<HloModule> ParseOne(const std::string& text) {
   auto group = ParseHloText(text);
   if (!group.ok()) {

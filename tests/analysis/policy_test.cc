@@ -138,28 +138,7 @@ TEST(PolicyTest, AContradictedInPlaceVerdictIsNotInPlace) {
 }
 
 TEST(PolicyTest, UnknownBytesBreakEveryByteBudget) {
-  auto m = ParseOne(R"(
-HloModule m
-%body (t: (s32[], f32[8])) -> (s32[], f32[8]) {
-  %t = (s32[], f32[8]{0}) parameter(0)
-  %i = s32[] get-tuple-element(%t), index=0
-  %b = f32[8]{0} get-tuple-element(%t), index=1
-  %cb = f32[8]{0} copy(%b)
-  %n = f32[8]{0} negate(%cb)
-  ROOT %r = (s32[], f32[8]{0}) tuple(%i, %n)
-}
-%cond (t: (s32[], f32[8])) -> pred[] {
-  %t = (s32[], f32[8]{0}) parameter(0)
-  %i = s32[] get-tuple-element(%t), index=0
-  ROOT %lt = pred[] compare(%i, %i), direction=LT
-}
-ENTRY %main (n: s32[], x: f32[8]) -> (s32[], f32[8]) {
-  %n = s32[] parameter(0)
-  %x = f32[8]{0} parameter(1)
-  %init = (s32[], f32[8]{0}) tuple(%n, %x)
-  ROOT %w = (s32[], f32[8]{0}) while(%init), condition=%cond, body=%body
-}
-)");
+  auto m = ParseOne(testing::kUnknownTripCountLoop);
   ModuleCheck c = Check(*m);
   GateOptions o;
   o.max_copy_bytes = 1'000'000;

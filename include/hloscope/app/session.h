@@ -39,7 +39,9 @@ struct SessionRequest {
 
 class Session {
  public:
-  static Result<std::unique_ptr<Session>> Open(const SessionRequest& request);
+  // Takes the request by value: HLO text handed over is moved into the
+  // session, not copied.
+  static Result<std::unique_ptr<Session>> Open(SessionRequest request);
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
 
