@@ -7,10 +7,11 @@ parsers run alternately in the same conditions:
 
     python3 bench/ab_parse.py --base REV [--new REV|--new-build DIR] [--file F] [--rounds 3]
 
-For each revision (a git worktree under build/ab/REV), the library target
-hloscope_core is built in Release and bench/parse_driver.cc (from this
+For each revision (a git worktree under build/ab/REV), the parser library
+(hloscope_parser and the layers below it; hloscope_core before the layers
+were split) is built in Release and bench/parse_driver.cc (from this
 checkout; it uses only the public parser API) is compiled against it. Then
-each round runs base and new once, N parses each in one process; the first
+each round runs base and new once (alternating which goes first), N parses each in one process; the first
 parse of each process is dropped (it pays for fresh memory, see
 docs/performance.md). Prints medians of wall and user time and new/base.
 """
@@ -42,15 +43,25 @@ def build_driver(rev, jobs):
     run(["cmake", "-S", tree, "-B", build, "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release",
          "-DHLOSCOPE_BUILD_TESTS=OFF", "-DHLOSCOPE_BUILD_BENCHMARKS=OFF"],
         stdout=subprocess.DEVNULL)
-    run(["cmake", "--build", build, "--target", "hloscope_core", "-j", str(jobs)],
-        stdout=subprocess.DEVNULL)
+    # One library per layer since the model refactoring; one hloscope_core before.
+    layered = (tree / "cmake" / "CheckLayers.cmake").exists()
+    target = "hloscope_parser" if layered else "hloscope_core"
+    run(["cmake", "--build", build, "--target", target, "-j", str(jobs)], stdout=subprocess.DEVNULL)
     return sha, link_driver(tree / "include", build, build / "parse_driver")
 
 
+def parser_libraries(build):
+    """The static libraries the parser needs, in link order."""
+    src = build / "src"
+    if (src / "libhloscope_core.a").exists():
+        return [src / "libhloscope_core.a"]
+    return [src / f"libhloscope_{layer}.a" for layer in ("parser", "ir", "support")]
+
+
 def link_driver(include, build, exe):
-    """Compiles bench/parse_driver.cc (this checkout's) against build/src/libhloscope_core.a."""
-    run(["g++", "-std=c++20", "-O2", f"-I{include}", ROOT / "bench" / "parse_driver.cc",
-         build / "src" / "libhloscope_core.a", "-lfmt", "-o", exe])
+    """Compiles bench/parse_driver.cc (this checkout's) against the build's parser libraries."""
+    run(["g++", "-std=c++20", "-O2", f"-I{include}", f"-I{build / 'generated' / 'include'}",
+         ROOT / "bench" / "parse_driver.cc", *parser_libraries(build), "-lfmt", "-o", exe])
     return exe
 
 
@@ -87,9 +98,12 @@ def main():
         new_sha, new_exe = build_driver(args.new or "HEAD", args.jobs)
 
     data = {"base": [], "new": []}
+    exes = {"base": base_exe, "new": new_exe}
     for r in range(args.rounds):
-        data["base"] += parses(base_exe, args.file, args.parses)
-        data["new"] += parses(new_exe, args.file, args.parses)
+        # Alternate which runs first: the second process of a round measured
+        # up to 10% slower than the first on these VMs, whichever it was.
+        for k in (("base", "new") if r % 2 == 0 else ("new", "base")):
+            data[k] += parses(exes[k], args.file, args.parses)
     size_mb = os.path.getsize(args.file) / 1e6
     med = {}
     for k, label in (("base", base_sha), ("new", new_sha)):

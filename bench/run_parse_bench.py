@@ -2,9 +2,10 @@
 """One-shot parse benchmark: hloscope vs. XLA's parser vs. `wc -l`, on one file.
 
 Measures, on the same HLO text file:
-  (a) hloscope parse (and, if present, BM_CheckFile = parse + check) throughput, from the
+  (a) hloscope parse (and, if present, BM_CheckFile = parse + check, BM_CheckCommand = the
+      whole `check` command) throughput, from the
       Google Benchmark binary BENCH_BIN run as
-        BENCH_BIN --benchmark_filter='^BM_(ParseFile|CheckFile)' \
+        BENCH_BIN --benchmark_filter='^BM_(ParseFile|CheckFile|CheckCommand)' \
                   --benchmark_repetitions=R --benchmark_format=json
       with HLOSCOPE_BENCH_FILE=FILE; the median aggregate is used
       (bytes_per_second if reported, else file size / real_time);
@@ -228,7 +229,7 @@ def main():
     ap.add_argument("--repeat", type=int, default=5,
                     help="repetitions for every measurement (default 5)")
     ap.add_argument("--xla-repeat", type=int, default=None, help="override --repeat for XLA")
-    ap.add_argument("--bench-filter", default="^BM_(ParseFile|CheckFile)",
+    ap.add_argument("--bench-filter", default="^BM_(ParseFile|CheckFile|CheckCommand)",
                     help="--benchmark_filter regex (default '^BM_(ParseFile|CheckFile)')")
     ap.add_argument("--bench-json", help="use this Google Benchmark JSON instead of running --bench")
     ap.add_argument("--bench-arg", action="append", default=[],
