@@ -1,5 +1,7 @@
 #include "hloscope/analysis/source_files.h"
 
+#include <limits.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 
 #include <fstream>
@@ -7,12 +9,42 @@
 namespace hloscope {
 namespace {
 
-bool IsRegularFile(const std::string& path) {
-  struct stat st;
-  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+// The canonical path (symbolic links resolved), or "" if it does not exist.
+std::string RealPath(const std::string& path) {
+  char buf[PATH_MAX];
+  if (!::realpath(path.c_str(), buf)) return "";
+  return buf;
+}
+
+bool UnderSystemTree(std::string_view real) {
+  for (std::string_view sys : {"/proc", "/sys", "/dev"})
+    if (real == sys ||
+        (real.size() > sys.size() && real.substr(0, sys.size()) == sys && real[sys.size()] == '/'))
+      return true;
+  return false;
 }
 
 }  // namespace
+
+SourceFiles::SourceFiles(std::vector<std::string> roots) : roots_(std::move(roots)) {
+  if (roots_.empty()) roots_.push_back(".");
+  for (const std::string& r : roots_) {
+    std::string real = RealPath(r.empty() ? "." : r);
+    if (real.empty() || UnderSystemTree(real)) continue;
+    if (real.back() != '/') real += '/';
+    real_roots_.push_back(std::move(real));
+  }
+}
+
+bool SourceFiles::Readable(const std::string& candidate) const {
+  std::string real = RealPath(candidate);
+  if (real.empty() || UnderSystemTree(real)) return false;
+  bool inside = false;
+  for (const std::string& root : real_roots_) inside |= real.compare(0, root.size(), root) == 0;
+  if (!inside) return false;
+  struct stat st;
+  return ::stat(real.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_size <= kMaxSourceFileBytes;
+}
 
 std::vector<std::string_view> PathComponents(std::string_view path) {
   std::vector<std::string_view> out;
@@ -37,10 +69,10 @@ std::optional<std::string> SourceFiles::Locate(const std::string& metadata_path)
         candidate += '/';
         candidate += comps[i];
       }
-      if (IsRegularFile(candidate)) return candidate;
+      if (Readable(candidate)) return candidate;
     }
   }
-  if (IsRegularFile(metadata_path)) return metadata_path;
+  if (Readable(metadata_path)) return metadata_path;
   return std::nullopt;
 }
 

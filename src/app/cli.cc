@@ -7,10 +7,15 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <cerrno>
+#include <cstring>
 #include <functional>
 #include <memory>
+#include <sstream>
 
 #include "hloscope/app/commands.h"
+#include "hloscope/support/input_file.h"
+#include "hloscope/support/terminal_text.h"
 #include "hloscope/support/version.h"
 
 namespace hloscope {
@@ -22,6 +27,7 @@ struct InputFlags {
   std::string format = "text";
   std::string buffer_assignment;
   bool no_buffer_assignment = false;
+  uint64_t max_input_bytes = kDefaultMaxInputBytes;
 
   OutputFormat output_format() const { return format == "json" ? OutputFormat::kJson : OutputFormat::kText; }
   SessionRequest request(bool with_buffer_assignment) const {
@@ -29,12 +35,16 @@ struct InputFlags {
     r.path = file;
     r.buffer_assignment_path = buffer_assignment;
     r.use_buffer_assignment = with_buffer_assignment && !no_buffer_assignment;
+    r.input.max_bytes = max_input_bytes;
     return r;
   }
 };
 
 void AddInput(CLI::App* cmd, InputFlags* f, bool with_format = true) {
   cmd->add_option("FILE", f->file, "optimized HLO text ('-' for stdin)")->required();
+  cmd->add_option("--max-input-bytes", f->max_input_bytes,
+                  "refuse inputs (the HLO, the buffer assignment, stdin) larger than N bytes (default 2 GiB)")
+      ->check(CLI::PositiveNumber);
   if (with_format)
     cmd->add_option("--format", f->format, "text or json")->check(CLI::IsMember({"text", "json"}));
 }
@@ -101,7 +111,8 @@ Runner AddCheck(CLI::App& app) {
                   "gate only this update (instruction or fusion name; repeatable)");
   cmd->add_option("--line", f->lines, "gate only the updates of this line (train.py:42; repeatable)");
   cmd->add_option("--min-copy-bytes", f->req.text.min_copy_bytes_shown,
-                  "list only copies moving at least N bytes per call (text)");
+                  "list only copies moving at least N bytes per call (text)")
+      ->check(CLI::NonNegativeNumber);
   AddScope(cmd, &f->req.scope);
   return [f](std::ostream& out, std::ostream& err) {
     f->req.format = f->in.output_format();
@@ -259,15 +270,26 @@ int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
   argv_storage.insert(argv_storage.end(), args.begin(), args.end());
   std::vector<const char*> argv;
   for (const std::string& a : argv_storage) argv.push_back(a.c_str());
+  // The command writes into buffers; what reaches the terminal is filtered
+  // (support/terminal_text.h: no control character from the input, valid
+  // UTF-8), and a failed write (a full disk) is an error, not exit 0.
+  std::ostringstream cmd_out, cmd_err;
+  int code = kExitError;
   try {
     app.parse(static_cast<int>(argv.size()), argv.data());
+    for (auto& [cmd, run] : commands)
+      if (cmd->parsed()) code = run(cmd_out, cmd_err);
   } catch (const CLI::ParseError& e) {
-    int code = app.exit(e, out, err);
-    return code == 0 ? kExitOk : kExitError;
+    code = app.exit(e, cmd_out, cmd_err) == 0 ? kExitOk : kExitError;
   }
-  for (auto& [cmd, run] : commands)
-    if (cmd->parsed()) return run(out, err);
-  return kExitError;
+  out << EscapeForTerminal(cmd_out.str(), {.keep_newlines = true});
+  out.flush();
+  err << EscapeForTerminal(cmd_err.str(), {.keep_newlines = true});
+  if (!out) {
+    err << "hloscope: error: cannot write the output (" << std::strerror(errno) << ")\n";
+    return kExitError;
+  }
+  return code;
 }
 
 }  // namespace hloscope

@@ -6,6 +6,7 @@ Result<std::unique_ptr<Session>> Session::Open(SessionRequest request) {
   std::unique_ptr<Session> s(new Session());
   ParseOptions parse;
   parse.path = request.path.empty() ? "<input>" : request.path;
+  parse.input = request.input;
   bool from_text = request.text.has_value();
   Result<HloModuleGroup> group =
       from_text ? ParseHloText(std::move(*request.text), parse) : ParseHloFile(request.path, parse);
@@ -23,7 +24,7 @@ Result<std::unique_ptr<Session>> Session::Open(SessionRequest request) {
       if (ba_path.empty() && request.find_buffer_assignment && !from_text && request.path != "-")
         if (std::optional<std::string> found = FindBufferAssignmentBeside(request.path)) ba_path = *found;
       if (!ba_path.empty()) {
-        Result<BufferAssignment> ba = ReadBufferAssignmentFile(ba_path);
+        Result<BufferAssignment> ba = ReadBufferAssignmentFile(ba_path, request.input);
         if (!ba.ok()) return ba.error();
         s->ba_ = std::move(ba).value();
       }

@@ -4,14 +4,15 @@
 #include <system_error>
 
 #include "hloscope/parser/buffer_assignment.h"
-#include "hloscope/parser/parser.h"
+#include "hloscope/support/input_file.h"
 
 namespace hloscope {
 
-Result<BufferAssignment> ReadBufferAssignmentFile(const std::string& path) {
-  auto text = ReadFileOrStdin(path);
-  if (!text.ok()) return text.error();
-  return ParseBufferAssignment(**text, path == "-" ? "<stdin>" : path);
+Result<BufferAssignment> ReadBufferAssignmentFile(const std::string& path, const InputOptions& options) {
+  // The dump is parsed into its own strings; the bytes need not outlive this.
+  Result<InputBytes> bytes = ReadInput(path, options);
+  if (!bytes.ok()) return bytes.error();
+  return ParseBufferAssignment(bytes->text, path == "-" ? "<stdin>" : path);
 }
 
 std::optional<std::string> FindBufferAssignmentBeside(const std::string& hlo_path) {

@@ -11,7 +11,8 @@
 #include <iterator>
 #include <sstream>
 
-#include "hloscope/support/mapped_file.h"
+#include "hloscope/parser/verifier.h"
+#include "hloscope/support/input_file.h"
 #include "parser/parser_impl.h"
 
 namespace hloscope {
@@ -468,21 +469,20 @@ HloInstruction* HloParserImpl::ParseCompactGte(HloInstruction* user, std::string
 
 namespace {
 
-Diagnostic CannotOpenFile(const std::string& path, std::string_view reason) {
-  Diagnostic d;
-  d.path = path;
-  d.message = fmt::format("cannot open file: {}", reason);
-  return d;
-}
-
 Result<HloModuleGroup> ParseSource(std::shared_ptr<const void> source, std::string_view text,
                                    const ParseOptions& options) {
   HloParserImpl parser(std::move(source), text, options);
-  try {
-    return parser.Run();
-  } catch (const ParseFailure& f) {
-    return MakeDiagnostic(options.path, text, f.offset, f.message);
-  }
+  Result<HloModuleGroup> group = [&]() -> Result<HloModuleGroup> {
+    try {
+      return parser.Run();
+    } catch (const ParseFailure& f) {
+      return MakeDiagnostic(options.path, text, f.offset, f.message);
+    }
+  }();
+  if (group.ok() && options.verify)
+    for (const auto& m : group->modules)
+      if (std::optional<Diagnostic> d = VerifyModule(*m, options.path)) return *d;
+  return group;
 }
 
 }  // namespace
@@ -496,51 +496,23 @@ Result<HloModuleGroup> ParseHloText(std::string text, const ParseOptions& option
   return ParseHloText(std::make_shared<const std::string>(std::move(text)), options);
 }
 
-Result<std::shared_ptr<const std::string>> ReadFileOrStdin(const std::string& path) {
-  std::string data;
-  if (path == "-") {
-    std::ostringstream ss;
-    ss << std::cin.rdbuf();
-    data = std::move(ss).str();
-  } else {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-      return CannotOpenFile(path, std::strerror(errno));
-    }
-    in.seekg(0, std::ios::end);
-    std::streamoff size = in.tellg();
-    in.seekg(0, std::ios::beg);
-    if (size > 0) {
-      data.resize(static_cast<size_t>(size));
-      in.read(data.data(), size);
-    } else {
-      data.assign(std::istreambuf_iterator<char>(in), {});
-    }
-    if (in.bad()) {
-      Diagnostic d;
-      d.path = path;
-      d.message = "read error";
-      return d;
-    }
-  }
-  return std::make_shared<const std::string>(std::move(data));
+Result<std::shared_ptr<const std::string>> ReadFileOrStdin(const std::string& path,
+                                                           const InputOptions& options) {
+  InputOptions read = options;
+  read.map_regular_files = false;  // into a string, as the caller asks
+  Result<InputBytes> bytes = ReadInput(path, read);
+  if (!bytes.ok()) return bytes.error();
+  return std::static_pointer_cast<const std::string>(bytes->owner);
 }
 
 Result<HloModuleGroup> ParseHloFile(const std::string& path, const ParseOptions& options) {
   ParseOptions opts = options;
   opts.path = path == "-" ? "<stdin>" : path;
-  if (path != "-") {
-    // Mapped, not read: see MappedFile. Pipes and devices are read below.
-    std::string error;
-    if (auto mapped = MappedFile::Open(path, &error)) {
-      std::string_view view = mapped->text();
-      return ParseSource(std::move(mapped), view, opts);
-    }
-    if (!error.empty()) return CannotOpenFile(path, error);
-  }
-  auto text = ReadFileOrStdin(path);
-  if (!text.ok()) return text.error();
-  return ParseHloText(std::move(text).value(), opts);
+  // Mapped where it can be, read where not (see support/input_file.h).
+  Result<InputBytes> bytes = ReadInput(path, options.input);
+  if (!bytes.ok()) return bytes.error();
+  std::string_view view = bytes->text;
+  return ParseSource(std::move(bytes->owner), view, opts);
 }
 
 }  // namespace hloscope

@@ -1,5 +1,7 @@
 #include "hloscope/report/json_model.h"
 
+#include <fmt/format.h>
+
 #include "hloscope/report/enum_names.h"
 #include "hloscope/report/wording.h"
 #include "hloscope/support/version.h"
@@ -43,7 +45,24 @@ Json ModuleHeaderJson(const HloModule& module) {
 }
 
 std::string JsonText(const Json& doc) {
-  return doc.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+  // Invalid UTF-8 in a string is replaced (U+FFFD), never an abort. JSON
+  // escapes C0 controls itself; DEL and the C1 range it leaves raw, so
+  // they are written as \u escapes here (they only occur inside strings).
+  std::string text = doc.dump(2, ' ', false, Json::error_handler_t::replace);
+  std::string out;
+  out.reserve(text.size() + 1);
+  for (size_t i = 0; i < text.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c == 0x7f) {
+      out += "\\u007f";
+    } else if (c == 0xc2 && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
+               static_cast<unsigned char>(text[i + 1]) <= 0x9f) {
+      out += fmt::format("\\u{:04x}", static_cast<unsigned char>(text[++i]));
+    } else {
+      out += text[i];
+    }
+  }
+  return out + "\n";
 }
 
 Json SourceJson(const std::optional<SourceLocation>& s) {

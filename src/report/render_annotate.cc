@@ -55,7 +55,7 @@ std::string_view LineMark(const LineFacts& f) {
 void RenderAnnotateText(const ModuleAnalysis& a, const std::vector<LineFacts>& facts,
                         const AnnotateOptions& options, SourceFiles& files, std::ostream& out) {
   out << fmt::format("{}{}\n", a.module.name(),
-                     options.scope.empty() ? "" : fmt::format(" — scope '{}'", options.scope));
+                     options.scope.empty() ? "" : fmt::format(" — scope '{}'", Shown(options.scope)));
   out << "  ■ copy  ▲ read forcing a copy  ○ update on a copy / out of place  ● update in place  "
          "· compiled, no finding\n";
   if (facts.empty()) {
@@ -74,9 +74,10 @@ void RenderAnnotateText(const ModuleAnalysis& a, const std::vector<LineFacts>& f
     const std::vector<std::string>* text = files.Lines(file);
     out << "\n";
     if (!text)
-      out << fmt::format("  {}  (source not found: {} — pass --source-root DIR)\n", Basename(file), file);
+      out << fmt::format("  {}  (source not found: {} — pass --source-root DIR)\n", Shown(Basename(file)),
+                         Shown(file));
     else
-      out << fmt::format("  {}  ({})\n", Basename(file), file);
+      out << fmt::format("  {}  ({})\n", Shown(Basename(file)), Shown(file));
     out << fmt::format("  {:>5}     {:>10}\n", "line", "copy/call");
 
     // Which lines to print.
@@ -103,7 +104,7 @@ void RenderAnnotateText(const ModuleAnalysis& a, const std::vector<LineFacts>& f
       prev = l;
       auto it = lines.find(l);
       const LineFacts* f = it == lines.end() ? nullptr : it->second;
-      std::string src = text && l >= 1 && l <= n ? (*text)[l - 1] : "";
+      std::string src = text && l >= 1 && l <= n ? ShownSourceLine((*text)[l - 1]) : "";
       std::string mark = f ? std::string(LineMark(*f)) : " ";
       std::string bytes = f && !f->copies.empty() ? HumanBytes(f->copy_bytes_per_call) : "";
       std::string kernels = f ? Kernels(*f) : "";

@@ -196,6 +196,16 @@ ExplainSection InPlaceOrCopied(const ModuleAnalysis& a, const InstructionFacts& 
   return ip;
 }
 
+// Explanations quote the input (op_names, paths, function names, the HLO
+// line itself): every line is shown as one field (wording.h Shown), so
+// nothing from the input can break a line or drive the terminal.
+Explanation Finished(Explanation e) {
+  e.text = Shown(e.text);
+  for (ExplainSection& s : e.sections)
+    for (std::string& line : s.lines) line = Shown(line);
+  return e;
+}
+
 }  // namespace
 
 Explanation ExplainInstruction(const ModuleAnalysis& a, const InstructionFacts& f) {
@@ -215,7 +225,7 @@ Explanation ExplainInstruction(const ModuleAnalysis& a, const InstructionFacts& 
   if (f.kernel_summary) e.sections.push_back(TheKernel(f));
   e.sections.push_back(WhereItComesFrom(f));
   e.sections.push_back(InPlaceOrCopied(a, f));
-  return e;
+  return Finished(std::move(e));
 }
 
 Explanation ExplainModule(const ModuleAnalysis& a) {
@@ -335,7 +345,7 @@ Explanation ExplainModule(const ModuleAnalysis& a) {
   s6.lines.push_back("hloscope annotate FILE          your source with findings per line");
   s6.lines.push_back("hloscope explain FILE NAME      one instruction in plain words");
   e.sections.push_back(std::move(s6));
-  return e;
+  return Finished(std::move(e));
 }
 
 void RenderExplanationText(const Explanation& e, std::ostream& out) {

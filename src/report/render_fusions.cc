@@ -23,14 +23,14 @@ void RenderFusionsText(const std::vector<const ModuleFusions*>& modules, std::st
     std::vector<std::string> parts;
     for (auto& [k, n] : kinds) parts.push_back(fmt::format("{} {}", n, k));
     std::string scope_text =
-        scope.empty() ? "" : fmt::format(" in scope '{}' (of {})", scope, m.kernels_total);
+        scope.empty() ? "" : fmt::format(" in scope '{}' (of {})", Shown(scope), m.kernels_total);
     out << fmt::format("{}: {} fusion{}{}{}{} — each fusion is one kernel\n", m.module->name(),
                        m.fusions.size(), m.fusions.size() == 1 ? "" : "s", scope_text,
                        parts.empty() ? "" : ": ", fmt::join(parts, ", "));
     for (const FusionSummary& f : m.fusions) {
       const HloInstruction* fusion = f.fusion;
       std::string kind =
-          std::string(FusionKindText(*fusion)) + (f.backend_kind.empty() ? "" : " " + f.backend_kind);
+          Shown(FusionKindText(*fusion)) + (f.backend_kind.empty() ? "" : " " + Shown(f.backend_kind));
       std::string loops = f.enclosing_loops.empty() ? fmt::format("in {}", fusion->parent()->name())
                                                     : fmt::format("in {}", f.enclosing_loops.front()->name());
       out << fmt::format("\n  {}  {}  {}  ×{}  {}\n", fusion->name(), kind, fusion->shape().ToString(),

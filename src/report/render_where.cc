@@ -14,8 +14,8 @@ namespace {
 
 std::string QueryText(const WhereQuery& q) {
   std::vector<std::string> parts;
-  if (q.spec) parts.push_back(q.spec->text);
-  if (!q.scope.empty()) parts.push_back(fmt::format("scope '{}'", q.scope));
+  if (q.spec) parts.push_back(Shown(q.spec->text));
+  if (!q.scope.empty()) parts.push_back(fmt::format("scope '{}'", Shown(q.scope)));
   return fmt::format("{}", fmt::join(parts, " in "));
 }
 

@@ -9,8 +9,20 @@
 #include "hloscope/analysis/call_graph.h"
 #include "hloscope/report/enum_names.h"
 #include "hloscope/support/human_bytes.h"
+#include "hloscope/support/terminal_text.h"
 
 namespace hloscope {
+
+// ---------------------------------------------------------------------------
+// Text from the input
+
+std::string Shown(std::string_view text) {
+  return EscapeForTerminal(text, {.keep_newlines = false, .keep_tabs = false});
+}
+
+std::string ShownSourceLine(std::string_view line) {
+  return EscapeForTerminal(line, {.keep_newlines = false, .keep_tabs = true});
+}
 
 // ---------------------------------------------------------------------------
 // Labels
@@ -22,7 +34,7 @@ std::string DisplayPath(std::string_view file) {
     size_t cut2 = file.rfind('/', cut - 1);
     if (cut2 != std::string_view::npos) file = file.substr(cut2 + 1);
   }
-  return std::string(file);
+  return Shown(file);
 }
 
 std::string SourceText(const std::optional<SourceLocation>& s) {
@@ -437,17 +449,18 @@ std::vector<std::string> LineReadTexts(const LineFacts& f) {
 std::string WhereNearbyText(const WhereResult& w, const WhereQuery& q) {
   if (w.suggest_functions)
     return w.functions.empty() ? "the metadata names no functions; ask for FILE:LINE"
-                               : fmt::format("functions with instructions: {}", fmt::join(w.functions, ", "));
+                               : fmt::format("functions with instructions: {}",
+                                             Shown(fmt::format("{}", fmt::join(w.functions, ", "))));
   if (w.suggest_lines)
-    return w.file_lines.empty() ? fmt::format("no instruction comes from {}", q.spec->file)
+    return w.file_lines.empty() ? fmt::format("no instruction comes from {}", Shown(q.spec->file))
                                 : fmt::format("lines with instructions: {}", FileLinesText(w.file_lines));
   return "";
 }
 
 std::string WhereNoteText(const WhereResult& w, const WhereQuery& q) {
   if (w.matched_by_name.empty()) return "";
-  return fmt::format("no file path ends with {}; matched by the file name {} only", q.spec->file,
-                     w.matched_by_name);
+  return fmt::format("no file path ends with {}; matched by the file name {} only", Shown(q.spec->file),
+                     Shown(w.matched_by_name));
 }
 
 std::vector<std::string> KernelFindingLines(const FusionSummary& f) {

@@ -4,30 +4,39 @@
 
 #include <algorithm>
 
+#include "hloscope/support/terminal_text.h"
+
 namespace hloscope {
 
 namespace {
 constexpr size_t kMaxShownLine = 240;
 
-// Replaces bytes that would garble a terminal (binary input) by '?'.
-std::string Printable(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    unsigned char u = static_cast<unsigned char>(c);
-    if (u < 0x20 && c != '\t') c = '?';
-    if (u == 0x7f) c = '?';
+// Text for one line of the diagnostic: input bytes that would garble a
+// terminal (binary input, escape sequences) are written as \xNN.
+std::string Shown(std::string_view s) {
+  return EscapeForTerminal(s, {.keep_newlines = false, .keep_tabs = true});
+}
+
+// The caret line under `shown_prefix` (the escaped text before the caret):
+// one space per character, tabs kept so it lines up under tab-indented text.
+std::string CaretPad(std::string_view shown_prefix) {
+  std::string pad;
+  for (size_t i = 0; i < shown_prefix.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(shown_prefix[i]);
+    if ((c & 0xc0) == 0x80) continue;  // a UTF-8 continuation byte: same character
+    pad += c == '\t' ? '\t' : ' ';
   }
-  return out;
+  return pad;
 }
 }  // namespace
 
 std::string Diagnostic::Format() const {
-  if (line == 0) return fmt::format("{}: error: {}\n", path, message);
-  std::string pad(caret > 0 ? static_cast<size_t>(caret - 1) : 0, ' ');
-  // Keep tabs in the caret line so it lines up under tab-indented text.
-  for (size_t i = 0; i < pad.size() && i < line_text.size(); ++i)
-    if (line_text[i] == '\t') pad[i] = '\t';
-  return fmt::format("{}:{}:{}: error: {}\n{}\n{}^\n", path, line, column, message, line_text, pad);
+  if (line == 0) return fmt::format("{}: error: {}\n", Shown(path), Shown(message));
+  size_t before = caret > 0 ? static_cast<size_t>(caret - 1) : 0;
+  before = std::min(before, line_text.size());
+  std::string pad = CaretPad(Shown(line_text.substr(0, before)));
+  return fmt::format("{}:{}:{}: error: {}\n{}\n{}^\n", Shown(path), line, column, Shown(message),
+                     Shown(line_text), pad);
 }
 
 Diagnostic MakeDiagnostic(std::string_view path, std::string_view text, size_t offset, std::string message) {
@@ -53,11 +62,11 @@ Diagnostic MakeDiagnostic(std::string_view path, std::string_view text, size_t o
   if (full.size() > kMaxShownLine) {
     // A window around the column keeps the caret readable on huge lines.
     size_t begin = col > kMaxShownLine / 2 ? col - kMaxShownLine / 2 : 0;
-    d.line_text = Printable(full.substr(begin, kMaxShownLine));
+    d.line_text = std::string(full.substr(begin, kMaxShownLine));
     d.caret = static_cast<int64_t>(col - begin) + 1;
     return d;
   }
-  d.line_text = Printable(full);
+  d.line_text = std::string(full);
   d.caret = d.column;
   return d;
 }

@@ -196,7 +196,7 @@ TEST(DiagnosticsTest, BinaryGarbage) {
   std::string garbage("\x00\x01\xff\xfe\x7f", 5);
   EXPECT_EQ(ParseError(garbage),
             "<input>:1:1: error: expected 'HloModule', 'ENTRY' or a computation, found "
-            "byte 0x00\n??\xff\xfe?\n^\n");
+            "byte 0x00\n\\x00\\x01\\xff\\xfe\\x7f\n^\n");
   EXPECT_EQ(ParseErrorLine(garbage),
             "1:1: error: expected 'HloModule', 'ENTRY' or a computation, found byte 0x00");
   // Control characters are not echoed to the terminal.

@@ -16,15 +16,24 @@
 namespace hloscope::testing {
 
 // All modules of `text`; an empty group (and a test failure) on error.
-inline HloModuleGroup ParseGroup(std::string_view text) {
-  auto r = ParseHloText(std::string(text));
+inline HloModuleGroup ParseGroup(std::string_view text, const ParseOptions& options = {}) {
+  auto r = ParseHloText(std::string(text), options);
   EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().Format());
   return r.ok() ? std::move(r).value() : HloModuleGroup{};
 }
 
+// Syntax only: the printer and grammar tests write modules that are not
+// valid programs (a fusion of two operands calling a one-parameter
+// computation); the verifier (parser/verifier.h) is tested on its own.
+inline ParseOptions SyntaxOnly() {
+  ParseOptions o;
+  o.verify = false;
+  return o;
+}
+
 // The one module of `text` (test failure if there is not exactly one).
-inline std::unique_ptr<HloModule> ParseOne(std::string_view text) {
-  HloModuleGroup g = ParseGroup(text);
+inline std::unique_ptr<HloModule> ParseOne(std::string_view text, const ParseOptions& options = {}) {
+  HloModuleGroup g = ParseGroup(text, options);
   EXPECT_EQ(g.modules.size(), 1u);
   if (g.modules.size() != 1) return nullptr;
   return std::move(g.modules[0]);

@@ -13,12 +13,13 @@ namespace {
 
 using testing::DiffModules;
 using testing::ParseOne;
+using testing::SyntaxOnly;
 
 void ExpectRoundTrip(std::string_view text) {
-  auto m = ParseOne(text);
+  auto m = ParseOne(text, SyntaxOnly());
   ASSERT_NE(m, nullptr);
   std::string printed = PrintModule(*m);
-  auto again = ParseHloText(printed);
+  auto again = ParseHloText(printed, SyntaxOnly());
   ASSERT_TRUE(again.ok()) << again.error().Format() << "\n" << printed;
   ASSERT_EQ(again->modules.size(), 1u);
   EXPECT_EQ(DiffModules(*m, *again->modules[0]), "") << printed;
@@ -129,9 +130,9 @@ ENTRY e {
   p = f32[2]{0} parameter(0)
   ROOT n = f32[2]{0} negate(p), metadata={op_name="n" stack_frame_id=1}, to_apply=c
 })";
-  auto a = ParseOne(base);
+  auto a = ParseOne(base, SyntaxOnly());
   ASSERT_NE(a, nullptr);
-  EXPECT_EQ(DiffModules(*a, *ParseOne(base)), "");
+  EXPECT_EQ(DiffModules(*a, *ParseOne(base, SyntaxOnly())), "");
   for (auto [from, to] : std::vector<std::pair<std::string, std::string>>{
            {"HloModule m", "HloModule m2"},
            {"HloModule m", "HloModule m, is_scheduled=true"},
@@ -150,7 +151,7 @@ ENTRY e {
     size_t at = changed.find(from);
     ASSERT_NE(at, std::string::npos) << from;
     changed.replace(at, from.size(), to);
-    auto b = ParseOne(changed);
+    auto b = ParseOne(changed, SyntaxOnly());
     ASSERT_NE(b, nullptr) << changed;
     EXPECT_NE(DiffModules(*a, *b), "") << from << " -> " << to;
   }

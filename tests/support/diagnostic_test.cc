@@ -47,9 +47,16 @@ TEST(DiagnosticTest, LongLinesAreWindowedAroundTheColumn) {
   EXPECT_EQ(d.line_text[d.caret - 1], 'X');
 }
 
-TEST(DiagnosticTest, ControlBytesAreMasked) {
-  Diagnostic d = MakeDiagnostic("f", std::string("a\x01\x1b[31m\x7f", 8), 1, "x");
-  EXPECT_EQ(d.line_text, "a??[31m?");
+TEST(DiagnosticTest, ControlBytesAreEscapedWithTheCaretInPlace) {
+  // The raw line is kept; what is printed escapes it, and the caret still
+  // points at the column (here the DEL after the escape sequence).
+  std::string line("a\x01\x1b[31mx\x7f\xc2\x9b\xff", 12);
+  Diagnostic d = MakeDiagnostic("f", line, 8, "bad \x1b]0;title\x07 name");
+  EXPECT_EQ(d.line_text, line);
+  EXPECT_EQ(d.Format(),
+            "f:1:9: error: bad \\x1b]0;title\\x07 name\n"
+            "a\\x01\\x1b[31mx\\x7f\\u009b\\xff\n"
+            "              ^\n");
 }
 
 TEST(ResultTest, ValueOrDiagnostic) {

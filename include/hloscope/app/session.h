@@ -35,6 +35,9 @@ struct SessionRequest {
   bool find_buffer_assignment = true;
   bool use_buffer_assignment = true;  // false: --no-buffer-assignment
   SourceOptions source;
+  // How files are read: the size limit (--max-input-bytes) and whether
+  // regular files are mapped (support/input_file.h).
+  InputOptions input;
 };
 
 class Session {

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "hloscope/ir/shape.h"
+#include "hloscope/support/input_file.h"
 #include "hloscope/support/result.h"
 
 namespace hloscope {
@@ -125,8 +126,9 @@ class BufferAssignment {
 // diagnostics. Malformed input yields a Diagnostic pointing at the offending
 // line and column.
 Result<BufferAssignment> ParseBufferAssignment(std::string_view text, std::string_view path);
-// Reads and parses a dump ("-" = stdin); I/O errors become diagnostics.
-Result<BufferAssignment> ReadBufferAssignmentFile(const std::string& path);
+// Reads and parses a dump ("-" = stdin); I/O errors become diagnostics
+// (the same checks as for HLO input: support/input_file.h).
+Result<BufferAssignment> ReadBufferAssignmentFile(const std::string& path, const InputOptions& options = {});
 
 // The buffer-assignment dump that belongs to an HLO dump, if it exists:
 // `X.txt` -> `X-buffer-assignment.txt` (XLA's --xla_dump_to naming, e.g.

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "hloscope/ir/module.h"
+#include "hloscope/support/input_file.h"
 #include "hloscope/support/result.h"
 
 namespace hloscope {
@@ -24,6 +25,11 @@ struct ParseOptions {
   // Deepest nesting of tuple shapes, nested operands and inline
   // computations; deeper input is rejected instead of overflowing the stack.
   int max_nesting_depth = 512;
+  // How ParseHloFile reads its input: size limit, mapping (input_file.h).
+  InputOptions input;
+  // Reject what XLA's verifier rejects and the analyses cannot survive
+  // (parser/verifier.h): operand and call cycles, mismatched structure.
+  bool verify = true;
 };
 
 // All modules of one input, in order.
@@ -36,12 +42,14 @@ Result<HloModuleGroup> ParseHloText(std::string text, const ParseOptions& option
 Result<HloModuleGroup> ParseHloText(std::shared_ptr<const std::string> text,
                                     const ParseOptions& options = {});
 // Reads `path` ("-" = stdin) and parses it; I/O errors become diagnostics.
-// A regular file is mapped (MappedFile), not copied: the modules keep the
-// mapping alive, and the file must not shrink while they exist.
+// A regular file is mapped (MappedFile), not copied, unless
+// options.input.map_regular_files is false: the modules keep the mapping
+// alive. Directories, oversized inputs and devices: see input_file.h.
 Result<HloModuleGroup> ParseHloFile(const std::string& path, const ParseOptions& options = {});
 
-// Reads a whole file ("-" = stdin).
-Result<std::shared_ptr<const std::string>> ReadFileOrStdin(const std::string& path);
+// Reads a whole file ("-" = stdin) into a string, with the same checks.
+Result<std::shared_ptr<const std::string>> ReadFileOrStdin(const std::string& path,
+                                                           const InputOptions& options = {});
 
 }  // namespace hloscope
 

@@ -23,6 +23,17 @@
 namespace hloscope {
 
 // ---------------------------------------------------------------------------
+// Text from the input
+
+// A string from the input (a path, a function name, an op_name, a backend
+// kind) as one field of a line: control characters, newlines included, and
+// invalid UTF-8 escaped, so it can neither drive the terminal nor forge a
+// line of the report (support/terminal_text.h).
+std::string Shown(std::string_view input_text);
+// A line of the user's source file: the same, but tabs kept.
+std::string ShownSourceLine(std::string_view line);
+
+// ---------------------------------------------------------------------------
 // Labels
 
 // A source file as hloscope shows it: its last two path components

@@ -20,10 +20,12 @@ struct Diagnostic {
   int64_t line = 0;       // 1-based; 0 when the error has no position (I/O)
   int64_t column = 0;     // 1-based, in bytes
   std::string message;    // without the "error: " prefix
-  std::string line_text;  // the source line (or a window of it), no newline
+  std::string line_text;  // the source line (or a window of it), no newline, raw bytes
   int64_t caret = 0;      // 1-based position of the caret within line_text
 
   // "path:line:col: error: message\n<line>\n<caret>\n" (or "path: error: ...").
+  // Control characters and invalid UTF-8 from the input are escaped
+  // (support/terminal_text.h); the caret still points at the column.
   std::string Format() const;
 };
 

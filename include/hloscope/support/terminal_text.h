@@ -1,0 +1,32 @@
+// Text that cannot hurt a terminal.
+//
+// Strings from the input — op_name and source_file in metadata (after C
+// unescaping), function names from stack-frame tables, lines of the user's
+// source files, raw bytes inside quoted attribute values — reach the text
+// output. A `\x1b]0;...\x07` in an op_name must not retitle the user's
+// window, `\x1b[2J` must not clear it, and a `\n` must not forge a report
+// line. EscapeForTerminal writes every control character (C0 but tab and
+// newline when kept, DEL, the C1 range U+0080..U+009F, ESC) as `\xNN` /
+// `\u00NN`, and every byte that is not valid UTF-8 as `\xNN`, so the result
+// is valid UTF-8 with no control character but the kept ones.
+#ifndef HLOSCOPE_SUPPORT_TERMINAL_TEXT_H_
+#define HLOSCOPE_SUPPORT_TERMINAL_TEXT_H_
+
+#include <string>
+#include <string_view>
+
+namespace hloscope {
+
+struct TerminalTextOptions {
+  bool keep_newlines = false;  // whole reports: their own line breaks stay
+  bool keep_tabs = true;
+};
+
+std::string EscapeForTerminal(std::string_view text, const TerminalTextOptions& options = {});
+
+// True when `text` needs no escaping (the common case: no copy is made).
+bool IsTerminalSafe(std::string_view text, const TerminalTextOptions& options = {});
+
+}  // namespace hloscope
+
+#endif  // HLOSCOPE_SUPPORT_TERMINAL_TEXT_H_
