@@ -257,6 +257,7 @@ class Update:
     fusion: Optional[str] = None
     output_index: list = field(default_factory=list)
     verdict: str = "in-place"
+    in_place: bool = True  # the gates' rule, computed by the engine (analysis/policy.h)
     full_rewrite: bool = False
     runs_on: Optional[Position] = None
     operand: Optional[Position] = None
@@ -275,11 +276,6 @@ class Update:
     def copy(self) -> Optional[str]:
         """The name of the copy it runs on (in-place-on-copy), else None."""
         return self.runs_on.instruction if self.runs_on else None
-
-    @property
-    def in_place(self) -> bool:
-        """Verdict ``in-place`` or ``not-materialized``, and not contradicted by XLA."""
-        return self.verdict in ("in-place", "not-materialized") and self.confirmed is not False
 
     @property
     def label(self) -> str:
@@ -383,6 +379,7 @@ class ModuleReport:
     path: Optional[str] = None
     headline: str = ""
     buffer_assignment: Optional[str] = None  # the dump the verdicts were checked against
+    buffer_assignment_unused: Optional[str] = None  # a dump not applied (several modules)
     parameters: list = field(default_factory=list)  # list[Parameter]
     copies: list = field(default_factory=list)  # list[Copy], by bytes moved, largest first
     updates: list = field(default_factory=list)  # list[Update]

@@ -11,35 +11,33 @@ namespace hloscope {
 namespace {
 
 // Copies carry no metadata of their own (except some GPU copy fusions):
-// they are placed at the update that needed them, else at the value they
-// copy, else at their loop.
+// they are placed, in this order, at the update that needed them, at the
+// value they copy, at the loop whose initial state they are, else at their
+// loop. `where`, `annotate` and `check` all use this one attribution.
 std::optional<SourceLocation> AttributeCopy(const CheckContext& ctx, const CopySite& site,
                                             const CopyFinding& f, const std::vector<UpdateFinding>& updates) {
   std::optional<SourceLocation> own = ctx.Source(site.copy.instruction);
   if (own && !own->file.empty()) return own;
+  auto via = [](std::optional<SourceLocation> loc, SourceVia how) -> std::optional<SourceLocation> {
+    if (!loc || loc->file.empty()) return std::nullopt;
+    loc->via = how;
+    return loc;
+  };
   for (const UpdateFinding& u : updates) {
     bool fed = u.runs_on && u.runs_on->instruction == site.copy.instruction;
     for (const CopyFeed& feed : f.feeds)
       fed |= feed.kind == CopyFeed::Kind::kUpdate && feed.update.instruction == u.site.instruction;
-    if (fed && u.source && !u.source->file.empty()) {
-      std::optional<SourceLocation> via = u.source;
-      via->via = SourceVia::kUpdate;
-      return via;
-    }
+    if (fed)
+      if (auto loc = via(u.source, SourceVia::kUpdate)) return loc;
   }
   HloPosition src = DefiningPosition(site.source, site.source_index);
-  if (std::optional<SourceLocation> sv = ctx.Source(src.instruction); sv && !sv->file.empty()) {
-    sv->via = SourceVia::kCopiedValue;
-    return sv;
-  }
+  if (auto loc = via(ctx.Source(src.instruction), SourceVia::kCopiedValue)) return loc;
+  for (const CopyFeed& feed : f.feeds)
+    if (feed.kind == CopyFeed::Kind::kLoopState)
+      if (auto loc = via(ctx.Source(feed.loop), SourceVia::kLoop)) return loc;
   // The innermost loop, known from the call graph.
-  std::vector<const HloInstruction*> loops = ctx.counts().EnclosingLoops(site.copy.instruction->parent());
-  if (!loops.empty()) {
-    if (std::optional<SourceLocation> via = ctx.Source(loops.front())) {
-      via->via = SourceVia::kLoop;
-      return via;
-    }
-  }
+  for (const HloInstruction* loop : ctx.counts().EnclosingLoops(site.copy.instruction->parent()))
+    if (auto loc = via(ctx.Source(loop), SourceVia::kLoop)) return loc;
   return own;
 }
 
@@ -75,6 +73,7 @@ ModuleCheck CheckModule(const HloModule& module, const ExecutionCounts& counts, 
   ModuleCheck result;
   result.module = &module;
   result.buffer_assignment_path = options.buffer_assignment_path;
+  result.buffer_assignment_applied = options.buffer_assignment != nullptr;
   // Updates first: copy causes and sources look at which updates a copy feeds.
   result.updates = FindUpdates(ctx);
   for (const CopySite& s : ctx.sites()) result.copies.push_back(DescribeCopy(ctx, s, result.updates));

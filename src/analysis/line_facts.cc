@@ -4,7 +4,6 @@
 #include <map>
 #include <set>
 
-#include "hloscope/analysis/dataflow.h"
 #include "hloscope/analysis/scope_filter.h"
 
 namespace hloscope {
@@ -76,28 +75,19 @@ std::vector<LineFacts> CollectLineFacts(const SourceIndex& index, const Executio
     bucket(*u.source).updates.push_back(&u);
   }
 
-  // Reads that force a copy: readers of the value a read-after-update copy
-  // protects, and of the copies made of it.
+  // Reads that force a copy: the readers of the old contents the cause
+  // names (copy_causes.cc), on the lines asked for — not the loops or the
+  // update itself, which read the value to replace it.
   if (query.include_reads) {
     for (const CopyFinding& c : check.copies) {
-      if (c.cause.cause != CopyCause::kReadAfterUpdate || !c.copied_from.instruction) continue;
-      std::set<const HloInstruction*> seen;
-      std::vector<HloPosition> work = {c.copied_from};
-      for (size_t w = 0; w < work.size() && w < 64; ++w) {
-        for (const HloUse& use : UsesOf(work[w])) {
-          const HloInstruction* reader = use.user;
-          if (!seen.insert(reader).second) continue;
-          if (reader->opcode() == HloOpcode::kCopy) {
-            work.push_back({reader, {}});
-            continue;
-          }
-          if (reader->opcode() == HloOpcode::kTuple || reader->opcode() == HloOpcode::kWhile) continue;
-          if (IsUpdateOf(c, reader)) continue;
-          std::optional<SourceLocation> loc = index.Of(*reader);
-          if (!loc || loc->file.empty() || !spec.Matches(*loc)) continue;
-          if (!scope.empty() && !scope.Matches(loc->op_name)) continue;
-          bucket(*loc).reads.push_back({reader, &c});
-        }
+      if (c.cause.cause != CopyCause::kReadAfterUpdate) continue;
+      for (const InstructionAt& r : c.cause.readers) {
+        const HloInstruction* reader = r.instruction;
+        if (reader->opcode() == HloOpcode::kWhile || IsUpdateOf(c, reader)) continue;
+        std::optional<SourceLocation> loc = index.Of(*reader);
+        if (!loc || loc->file.empty() || !spec.Matches(*loc)) continue;
+        if (!scope.empty() && !scope.Matches(loc->op_name)) continue;
+        bucket(*loc).reads.push_back({reader, &c});
       }
     }
   }

@@ -1,16 +1,37 @@
 #include "hloscope/analysis/policy.h"
 
 #include <algorithm>
+#include <unordered_set>
+
+#include "hloscope/ir/name_index.h"
 
 namespace hloscope {
 namespace {
 
-bool SelectedUpdate(const UpdateFinding& u, const GateOptions& o) {
-  if (!o.selective()) return true;
+// The instructions the selection's names resolve to in one module (through
+// the module's name index: `name`, `%name`, `computation/name`); a name that
+// matches several instructions is ambiguous and selects none of them.
+struct Selection {
+  std::unordered_set<const HloInstruction*> instructions;
+  std::vector<std::pair<std::string, std::vector<const HloInstruction*>>> ambiguous;
+};
+
+Selection Resolve(const ModuleCheck& m, const GateOptions& o) {
+  Selection s;
   for (const std::string& name : o.update_names) {
-    if (u.site.instruction->name() == name) return true;
-    if (u.site.fusion && u.site.fusion->name() == name) return true;
+    HloNameIndex::Lookup found = m.module->names().Resolve(name);
+    if (found.instruction)
+      s.instructions.insert(found.instruction);
+    else if (found.matches.size() > 1)
+      s.ambiguous.push_back({name, found.matches});
   }
+  return s;
+}
+
+bool SelectedUpdate(const UpdateFinding& u, const GateOptions& o, const Selection& sel) {
+  if (!o.selective()) return true;
+  if (sel.instructions.count(u.site.instruction)) return true;
+  if (u.site.fusion && sel.instructions.count(u.site.fusion)) return true;
   if (u.source)
     for (const LineSpec& spec : o.lines)
       if (spec.Matches(*u.source)) return true;
@@ -43,16 +64,26 @@ namespace {
 void EvaluateModule(const ModuleCheck& m, const GateOptions& o, std::vector<Violation>* all,
                     bool* any_selected) {
   std::vector<Violation> out;
+  Selection sel = Resolve(m, o);
+  for (auto& [name, matches] : sel.ambiguous) {
+    Violation v;
+    v.kind = Violation::Kind::kAmbiguousName;
+    v.selected_names = {name};
+    v.candidates = matches;
+    out.push_back(std::move(v));
+  }
   std::vector<const UpdateFinding*> chosen;
   for (const UpdateFinding& u : m.updates)
-    if (SelectedUpdate(u, o)) chosen.push_back(&u);
+    if (SelectedUpdate(u, o, sel)) chosen.push_back(&u);
   *any_selected |= !chosen.empty();
 
   // Updates that are not in place (with the copy they run on).
   std::vector<const CopyFinding*> shown;
+  std::vector<const UpdateFinding*> reported;
   if (o.fail_on_out_of_place) {
     for (const UpdateFinding* u : chosen) {
       if (IsInPlace(*u)) continue;
+      reported.push_back(u);
       Violation v;
       v.kind = Violation::Kind::kUpdateNotInPlace;
       v.update = u;
@@ -86,12 +117,14 @@ void EvaluateModule(const ModuleCheck& m, const GateOptions& o, std::vector<Viol
     }
   }
 
+  // Contradictions of the selected updates, except those already reported
+  // as not in place (a contradicted in-place verdict is both).
   if (o.fail_on_contradiction) {
-    for (const UpdateFinding& u : m.updates) {
-      if (u.confirmation.confirmed != false) continue;
+    for (const UpdateFinding* u : chosen) {
+      if (u->confirmation.confirmed != false || Contains(reported, u)) continue;
       Violation v;
       v.kind = Violation::Kind::kContradiction;
-      v.update = &u;
+      v.update = u;
       out.push_back(v);
     }
   }
@@ -143,7 +176,7 @@ std::vector<Violation> EvaluateGates(const std::vector<const ModuleCheck*>& modu
   std::vector<Violation> out;
   bool any_selected = false;
   for (const ModuleCheck* m : modules) EvaluateModule(*m, o, &out, &any_selected);
-  bool update_gates = o.fail_on_out_of_place || o.fail_on_copies_in_loops;
+  bool update_gates = o.fail_on_out_of_place || o.fail_on_copies_in_loops || o.fail_on_contradiction;
   if (update_gates && o.selective() && !any_selected) {
     Violation v;
     v.kind = Violation::Kind::kNothingSelected;

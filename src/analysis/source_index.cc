@@ -68,41 +68,13 @@ SourceIndex::SourceIndex(const HloModule& module, const ModuleCheck* check, cons
     entry_of_[instr->id()] = id;
   }
 
-  // Copies without a line of their own: `check`'s attribution. A copy that
-  // check could only place at its loop but that feeds an update is placed at
-  // that update, the line that needs the copy.
+  // Copies without a line of their own: `check`'s attribution (the update
+  // that needed the copy, the copied value, the loop), the same everywhere.
   if (check) {
     for (const CopyFinding& c : check->copies) {
       const HloInstruction* instr = c.copy.instruction;
-      if (HasLine(*instr)) continue;
-      std::optional<SourceLocation> loc = c.source;
-      if (!loc || loc->via == SourceVia::kLoop) {
-        for (const CopyFeed& f : c.feeds) {
-          if (f.kind != CopyFeed::Kind::kUpdate) continue;
-          const UpdateFinding* u = nullptr;
-          for (const UpdateFinding* cand : check->UpdatesOf(f.update.instruction))
-            if (cand->site.instruction == f.update.instruction && cand->site.fusion == f.update.fusion) {
-              u = cand;
-              break;
-            }
-          if (u && u->source && !u->source->file.empty()) {
-            loc = u->source;
-            loc->via = SourceVia::kUpdate;
-            break;
-          }
-        }
-      }
-      // The initial state of a loop that overwrites it: the loop's line.
-      for (size_t f = 0; f < c.feeds.size() && (!loc || loc->file.empty()); ++f) {
-        if (c.feeds[f].kind != CopyFeed::Kind::kLoopState) continue;
-        if (std::optional<SourceLocation> wl = ResolveSource(module, *c.feeds[f].loop, options);
-            wl && !wl->file.empty()) {
-          loc = wl;
-          loc->via = SourceVia::kLoop;
-        }
-      }
-      if (!loc || loc->file.empty()) continue;
-      entry_of_[instr->id()] = Intern(fmt::format("c:{}", instr->id()), std::move(*loc));
+      if (HasLine(*instr) || !c.source || c.source->file.empty()) continue;
+      entry_of_[instr->id()] = Intern(fmt::format("c:{}", instr->id()), *c.source);
     }
   }
 

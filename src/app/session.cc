@@ -29,11 +29,12 @@ Result<std::unique_ptr<Session>> Session::Open(SessionRequest request) {
         s->ba_ = std::move(ba).value();
       }
     }
-    // A dump describes one module: with several in the input it is not applied.
+    // A dump describes one module: with several in the input it is not
+    // applied (the reports say so).
+    if (s->ba_) s->check_options_.buffer_assignment_path = ba_path;
     if (s->ba_ && s->group_.modules.size() == 1) {
       s->applied_path_ = ba_path;
       s->check_options_.buffer_assignment = &*s->ba_;
-      s->check_options_.buffer_assignment_path = ba_path;
     }
   }
   s->check_options_.source = request.source;

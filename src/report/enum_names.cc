@@ -226,6 +226,8 @@ std::string_view ViolationKindName(Violation::Kind kind) {
       return "copy-bytes-in-loops";
     case Violation::Kind::kNothingSelected:
       return "nothing-selected";
+    case Violation::Kind::kAmbiguousName:
+      return "ambiguous-name";
   }
   return "copy-in-loop";
 }

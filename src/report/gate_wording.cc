@@ -74,6 +74,13 @@ std::string ViolationText(const Violation& v) {
       return fmt::format("{}: {} {}, budget {}:{}", module, v.amount,
                          v.kind == Violation::Kind::kCopyCount ? "copies" : "copies inside loops", v.limit,
                          CopyList(v));
+    case Violation::Kind::kAmbiguousName: {
+      std::vector<std::string> names;
+      for (const HloInstruction* c : v.candidates)
+        names.push_back(fmt::format("{}/{}", c->parent()->name(), c->name()));
+      return fmt::format("{}: the update name '{}' is ambiguous: {} (write COMPUTATION/NAME)", module,
+                         Shown(v.selected_names.front()), fmt::join(names, ", "));
+    }
     case Violation::Kind::kNothingSelected: {
       std::vector<std::string> parts;
       if (!v.selected_names.empty())

@@ -146,6 +146,7 @@ Json UpdateJson(const UpdateFinding& u) {
   j["fusion"] = u.site.fusion ? Str(u.site.fusion->name()) : Json(nullptr);
   j["output_index"] = IndexJson(u.site.output_index);
   j["verdict"] = Str(UpdateVerdictName(u.verdict));
+  j["in_place"] = IsInPlace(u);
   j["full_rewrite"] = u.full_rewrite;
   j["runs_on"] = u.runs_on ? PositionJson(*u.runs_on) : Json(nullptr);
   j["operand"] = PositionJson(u.operand);

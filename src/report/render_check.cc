@@ -90,7 +90,7 @@ void RenderCheckText(const std::vector<const ModuleCheck*>& modules, const Check
     if (!m.updates.empty()) UpdatesSection(m, out);
     if (!m.loops.empty()) LoopsSection(m, out);
     if (!m.parameters.empty()) ParametersSection(m, out);
-    if (!m.buffer_assignment_path.empty()) {
+    if (m.buffer_assignment_applied) {
       int64_t confirmed = 0, contradicted = 0, open = 0;
       for (const UpdateFinding& u : m.updates) {
         if (!u.confirmation.confirmed)
@@ -104,6 +104,11 @@ void RenderCheckText(const std::vector<const ModuleCheck*>& modules, const Check
           "\nverdicts checked against XLA's buffer assignment ({}): {} confirmed, {} contradicted, {} "
           "not checkable\n",
           m.buffer_assignment_path, confirmed, contradicted, open);
+    } else if (!m.buffer_assignment_path.empty()) {
+      out << fmt::format(
+          "\nthe buffer assignment {} was not applied: it describes one module and the input holds {}; "
+          "verdicts unconfirmed (check the modules one file each)\n",
+          Shown(m.buffer_assignment_path), modules.size());
     } else {
       out << "\nno buffer assignment: verdicts follow XLA's aliasing rules, unconfirmed (pass "
              "--buffer-assignment)\n";
@@ -117,8 +122,10 @@ Json CheckToJson(const std::vector<const ModuleCheck*>& modules, const std::vect
   for (const ModuleCheck* m : modules) {
     Json jm = ModuleHeaderJson(*m->module);
     jm["headline"] = Headline(*m);
-    jm["buffer_assignment"] =
-        m->buffer_assignment_path.empty() ? Json(nullptr) : Json(m->buffer_assignment_path);
+    jm["buffer_assignment"] = m->buffer_assignment_applied ? Json(m->buffer_assignment_path) : Json(nullptr);
+    jm["buffer_assignment_unused"] = !m->buffer_assignment_applied && !m->buffer_assignment_path.empty()
+                                         ? Json(m->buffer_assignment_path)
+                                         : Json(nullptr);
     jm["parameters"] = Json::array();
     for (const ParameterFinding& p : m->parameters) jm["parameters"].push_back(ParameterJson(p));
     jm["copies"] = Json::array();

@@ -248,7 +248,7 @@ Explanation ExplainModule(const ModuleAnalysis& a) {
     std::string name = p.parameter->metadata() ? CUnescape(p.parameter->metadata()->op_name) : "";
     std::string_view donated =
         p.donation == DonationKind::kInputOutputAlias
-            ? "donated (listed in input_output_alias / buffer_donor): XLA may write the result into it"
+            ? "donated (input_output_alias): XLA may write an output into it"
         : p.donation == DonationKind::kBufferDonor
             ? "donated (buffer_donor only: aliased with no output, so XLA still treats it as read-only)"
             : "not donated: XLA must not overwrite it";

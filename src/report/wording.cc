@@ -158,13 +158,15 @@ std::string CauseDetail(const CopyFinding& c) {
       return fmt::format("constant {} is {}; constants are read-only, so XLA copies it",
                          src.instruction->name(), WhatText(f));
     case CauseRule::kNonDonatedParameter:
+      // ValueText names the element of a tuple argument: donation is per leaf.
       if (f.donation == DonationKind::kBufferDonor)
         return fmt::format(
-            "argument {} ({}) is {}; it is donated, but XLA aliased it with no output "
-            "(buffer_donor only), so copy insertion still treats it as read-only",
-            src.instruction->parameter_number(), src.instruction->name(), WhatText(f));
-      return fmt::format("argument {} ({}) is {} but not donated, so XLA keeps the caller's array intact",
-                         src.instruction->parameter_number(), src.instruction->name(), WhatText(f));
+            "{} is {}; it is donated, but XLA aliased it with no output (buffer_donor only), so copy "
+            "insertion "
+            "still treats it as read-only",
+            ValueText(src), WhatText(f));
+      return fmt::format("{} is {} but not donated, so XLA keeps the caller's array intact", ValueText(src),
+                         WhatText(f));
     case CauseRule::kDonatedParameterRead:
       return fmt::format("{} is {} while {} still reads the old contents", ValueText(src), WhatText(f),
                          FirstReader(f));
@@ -290,11 +292,12 @@ std::string UpdateReason(const UpdateFinding& u) {
     case UpdateVerdict::kInPlace:
       return fmt::format("writes into the buffer of {}", PositionText(u.operand));
     case UpdateVerdict::kOutOfPlace: {
+      const HloInstruction* op = u.operand.instruction;
       std::string s = fmt::format(
-          "its operand {} is computed inside {} ({}), not a fusion parameter, so XLA writes a full "
-          "new {} buffer",
-          u.operand.instruction->name(), u.site.fusion->name(), u.operand.instruction->opcode_text(),
-          HumanBytes(u.buffer_bytes));
+          "its operand {} is computed inside {} ({}), not a fusion parameter, so XLA writes a full new {} "
+          "buffer",
+          op ? op->name() : "?", u.site.fusion ? u.site.fusion->name() : u.site.instruction->name(),
+          op ? op->opcode_text() : "?", HumanBytes(u.buffer_bytes));
       if (u.confirmation.basis == Confirmation::Basis::kReusedDyingOperand)
         s += fmt::format(" (it lands in the memory of {}, which dies here, but every byte is rewritten)",
                          PositionText(u.confirmation.object));
@@ -504,9 +507,19 @@ std::string Headline(const ModuleCheck& m) {
   }
   std::string scalar_note =
       scalars == 0 ? "" : fmt::format(" (+{} scalar cop{})", scalars, scalars == 1 ? "y" : "ies");
+  // A verdict XLA's buffer assignment contradicts is never "in place".
+  int64_t contradicted = 0;
+  for (const UpdateFinding& u : m.updates) contradicted += u.confirmation.confirmed == false;
+  std::string contradiction_note =
+      contradicted == 0 ? ""
+                        : fmt::format(" {} update verdict{} CONTRADICTED by XLA's buffer assignment.",
+                                      contradicted, contradicted == 1 ? " is" : "s are");
   if (n == 0) {
     int64_t bad = 0;
     for (const UpdateFinding& u : m.updates) bad += u.verdict == UpdateVerdict::kOutOfPlace || u.full_rewrite;
+    if (contradicted > 0)
+      return fmt::format("{}: no array copies{}, {} update{}.{}", name, scalar_note, m.updates.size(),
+                         m.updates.size() == 1 ? "" : "s", contradiction_note);
     if (bad == 0)
       return fmt::format("{}: no array copies{}; {} update{} in place or fused away.", name, scalar_note,
                          m.updates.size(), m.updates.size() == 1 ? "" : "s");
@@ -532,7 +545,7 @@ std::string Headline(const ModuleCheck& m) {
     if (pct > 0)
       line += fmt::format(", {}% inside {}{}", pct, top->first->name(), where.empty() ? "" : " at " + where);
   }
-  return line + ".";
+  return line + "." + contradiction_note;
 }
 
 std::string LargestCopyLine(const ModuleCheck& m) {

@@ -23,6 +23,8 @@ namespace hloscope {
 struct CheckOptions {
   // XLA's buffer assignment for this module, or nullptr.
   const BufferAssignment* buffer_assignment = nullptr;
+  // The dump's path; set without `buffer_assignment` when a dump was given
+  // but not applied (it describes one module, the input holds several).
   std::string buffer_assignment_path;
   SourceOptions source;
 };

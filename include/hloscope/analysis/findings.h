@@ -275,7 +275,8 @@ struct ParameterFinding {
 class ModuleCheck {
  public:
   const HloModule* module = nullptr;
-  std::string buffer_assignment_path;  // the dump used, or empty
+  std::string buffer_assignment_path;      // the dump given or found, or empty
+  bool buffer_assignment_applied = false;  // false: none, or not this module's (several modules)
   std::vector<ParameterFinding> parameters;
   std::vector<CopyFinding> copies;  // by total bytes, largest first
   std::vector<UpdateFinding> updates;

@@ -32,10 +32,12 @@ struct GateOptions {
   std::optional<int64_t> max_copies_in_loops;      // number of copies inside loops
   std::optional<int64_t> max_copy_bytes_in_loops;  // per call, copies inside loops
   bool count_scalar_copies = false;
-  // Restrict the update and copies-in-loops gates to these updates, by
-  // instruction or fusion name and/or by source line; a copy in a loop is
-  // then checked only when it feeds a selected update or comes from a
-  // selected line. Selecting nothing is itself a violation.
+  // Restrict the update, copies-in-loops and contradiction gates to these
+  // updates, by instruction or fusion name (`name`, `%name`,
+  // `computation/name`, resolved through the module's name index; a name
+  // that matches several instructions is a violation) and/or by source
+  // line; a copy in a loop is then checked only when it feeds a selected
+  // update or comes from a selected line. Selecting nothing is a violation.
   std::vector<std::string> update_names;
   std::vector<LineSpec> lines;
 
@@ -58,6 +60,7 @@ struct Violation {
     kCopiesInLoops,     // copies in loops over max_copies_in_loops
     kCopyBytesInLoops,  // copies in loops over max_copy_bytes_in_loops
     kNothingSelected,   // update_names / lines select no update
+    kAmbiguousName,     // a name in update_names matches several instructions
   };
   Kind kind = Kind::kCopyInLoop;
   const ModuleCheck* module = nullptr;  // nullptr for kNothingSelected
@@ -67,9 +70,11 @@ struct Violation {
   int64_t limit = 0;
   int64_t amount = 0;           // bytes or count found (known part)
   bool amount_unknown = false;  // some copy's bytes per call are unknown
-  // kNothingSelected: the selection as given.
+  // kNothingSelected: the selection as given; kAmbiguousName: the name and
+  // the instructions it matches.
   std::vector<std::string> selected_names;
   std::vector<std::string> selected_lines;
+  std::vector<const HloInstruction*> candidates;
 };
 
 // The violations of every module (budgets are per module), in a stable
