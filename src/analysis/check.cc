@@ -6,6 +6,7 @@
 
 #include "check_context.h"
 #include "hloscope/analysis/call_graph.h"
+#include "hloscope/support/saturating.h"
 
 namespace hloscope {
 namespace {
@@ -57,10 +58,7 @@ CopyFinding DescribeCopy(const CheckContext& ctx, const CopySite& s,
   f.bytes = ByteSizeOf(*s.dest_shape);
   f.executions = counts.Of(comp);
   f.executions_upper_bound = counts.IsUpperBound(comp);
-  if (f.bytes && f.executions) {
-    __int128 t = static_cast<__int128>(*f.bytes) * *f.executions;
-    if (t <= INT64_MAX) f.total_bytes = static_cast<int64_t>(t);
-  }
+  f.total_bytes = SatMul(f.bytes, f.executions);
   f.enclosing_loops = counts.EnclosingLoops(comp);
   f.feeds = ctx.FeedsOf(s.copy);
   ExplainCopy(ctx, s, &f);

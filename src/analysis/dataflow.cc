@@ -1,16 +1,11 @@
 #include "hloscope/analysis/dataflow.h"
 
-#include <fmt/format.h>
+#include <set>
+#include <utility>
 
 #include "hloscope/analysis/call_graph.h"
 
 namespace hloscope {
-
-std::string HloPosition::ToString() const {
-  if (!instruction) return "?";
-  if (index.empty()) return std::string(instruction->name());
-  return fmt::format("{}{}", instruction->name(), ShapeIndexToString(index));
-}
 
 namespace {
 
@@ -128,8 +123,34 @@ HloPosition LoopInitOf(const HloPosition& position) {
 
 namespace {
 
-void CollectUses(const HloInstruction* instr, const ShapeIndex& index, std::vector<HloUse>* uses, int depth) {
-  if (depth > 64) return;
+// The forward walks below visit each (instruction, index) once, recurse at
+// most kMaxForwardDepth levels (forwarding chains in real modules are a few
+// instructions long) and stop after kMaxForwardSteps positions. The step
+// cap is what bounds a hostile ladder of `tuple(%t, %t)` written without
+// shapes: its value tree doubles at each rung, so the distinct positions
+// are exponential and no memo helps. Past the cap the walk is incomplete;
+// real modules stay orders of magnitude below it (a 1,000-element parameter
+// tuple is ~2,000 positions).
+constexpr int kMaxForwardDepth = 64;
+constexpr int kMaxForwardSteps = 1 << 16;
+
+class ForwardWalk {
+ public:
+  // False when (instr, index) was seen or the budget is spent.
+  bool Enter(const HloInstruction* instr, const ShapeIndex& index, int depth) {
+    if (depth > kMaxForwardDepth || steps_ >= kMaxForwardSteps) return false;
+    ++steps_;
+    return seen_.emplace(instr, index).second;
+  }
+
+ private:
+  int steps_ = 0;
+  std::set<std::pair<const HloInstruction*, ShapeIndex>> seen_;
+};
+
+void CollectUses(const HloInstruction* instr, const ShapeIndex& index, std::vector<HloUse>* uses, int depth,
+                 ForwardWalk* walk) {
+  if (!walk->Enter(instr, index, depth)) return;
   for (const HloInstruction* user : instr->users()) {
     for (int64_t k = 0; k < user->operand_count(); ++k) {
       if (user->operand(k) != instr) continue;
@@ -137,26 +158,26 @@ void CollectUses(const HloInstruction* instr, const ShapeIndex& index, std::vect
         case HloOpcode::kTuple: {
           ShapeIndex sub = index;
           sub.insert(sub.begin(), k);
-          CollectUses(user, sub, uses, depth + 1);
+          CollectUses(user, sub, uses, depth + 1, walk);
           break;
         }
         case HloOpcode::kGetTupleElement:
           if (!index.empty() && index.front() == user->tuple_index()) {
             ShapeIndex sub(index.begin() + 1, index.end());
-            CollectUses(user, sub, uses, depth + 1);
+            CollectUses(user, sub, uses, depth + 1, walk);
           } else if (index.empty()) {
             uses->push_back({user, k, index});
           }
           break;
         case HloOpcode::kBitcast:
         case HloOpcode::kOptimizationBarrier:
-          CollectUses(user, index, uses, depth + 1);
+          CollectUses(user, index, uses, depth + 1, walk);
           break;
         case HloOpcode::kCall: {
           HloComputation* callee = user->called(CallRole::kToApply);
           const HloInstruction* param = callee ? callee->parameter(k) : nullptr;
           if (param)
-            CollectUses(param, index, uses, depth + 1);
+            CollectUses(param, index, uses, depth + 1, walk);
           else
             uses->push_back({user, k, index});
           break;
@@ -172,15 +193,16 @@ void CollectUses(const HloInstruction* instr, const ShapeIndex& index, std::vect
 
 std::vector<HloUse> UsesOf(const HloPosition& position) {
   std::vector<HloUse> uses;
-  if (position.instruction) CollectUses(position.instruction, position.index, &uses, 0);
+  ForwardWalk walk;
+  if (position.instruction) CollectUses(position.instruction, position.index, &uses, 0, &walk);
   return uses;
 }
 
 namespace {
 
 bool Reaches(const HloInstruction* instr, const ShapeIndex& index, std::vector<ShapeIndex>* outputs,
-             int depth) {
-  if (depth > 64) return false;
+             int depth, ForwardWalk* walk) {
+  if (!walk->Enter(instr, index, depth)) return false;
   bool found = false;
   const HloComputation* comp = instr->parent();
   if (instr->is_root()) {
@@ -189,7 +211,7 @@ bool Reaches(const HloInstruction* instr, const ShapeIndex& index, std::vector<S
       found = true;
     } else if (RoleOf(*comp) == ComputationRole::kCall) {
       for (const HloInstruction* caller : comp->callers())
-        found |= Reaches(caller, index, outputs, depth + 1);
+        found |= Reaches(caller, index, outputs, depth + 1, walk);
     }
   }
   for (const HloInstruction* user : instr->users()) {
@@ -199,21 +221,21 @@ bool Reaches(const HloInstruction* instr, const ShapeIndex& index, std::vector<S
         case HloOpcode::kTuple: {
           ShapeIndex sub = index;
           sub.insert(sub.begin(), k);
-          found |= Reaches(user, sub, outputs, depth + 1);
+          found |= Reaches(user, sub, outputs, depth + 1, walk);
           break;
         }
         case HloOpcode::kGetTupleElement:
           if (!index.empty() && index.front() == user->tuple_index())
-            found |= Reaches(user, ShapeIndex(index.begin() + 1, index.end()), outputs, depth + 1);
+            found |= Reaches(user, ShapeIndex(index.begin() + 1, index.end()), outputs, depth + 1, walk);
           break;
         case HloOpcode::kBitcast:
         case HloOpcode::kWhile:  // init and result share one buffer
-          found |= Reaches(user, index, outputs, depth + 1);
+          found |= Reaches(user, index, outputs, depth + 1, walk);
           break;
         case HloOpcode::kCall: {
           HloComputation* callee = user->called(CallRole::kToApply);
           const HloInstruction* param = callee ? callee->parameter(k) : nullptr;
-          if (param) found |= Reaches(param, index, outputs, depth + 1);
+          if (param) found |= Reaches(param, index, outputs, depth + 1, walk);
           break;
         }
         default:
@@ -228,7 +250,8 @@ bool Reaches(const HloInstruction* instr, const ShapeIndex& index, std::vector<S
 
 bool ReachesEntryOutput(const HloPosition& position, std::vector<ShapeIndex>* outputs) {
   if (!position.instruction) return false;
-  return Reaches(position.instruction, position.index, outputs, 0);
+  ForwardWalk walk;
+  return Reaches(position.instruction, position.index, outputs, 0, &walk);
 }
 
 }  // namespace hloscope

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "hloscope/analysis/call_graph.h"
+#include "hloscope/support/saturating.h"
 
 namespace hloscope {
 namespace {
@@ -143,12 +144,7 @@ std::optional<int64_t> InductionVariableTripCount(const HloInstruction& w) {
   return static_cast<int64_t>(trips);
 }
 
-std::optional<int64_t> Mul(std::optional<int64_t> a, std::optional<int64_t> b) {
-  if (!a || !b) return std::nullopt;
-  __int128 r = static_cast<__int128>(*a) * *b;
-  if (r > INT64_MAX) return std::nullopt;
-  return static_cast<int64_t>(r);
-}
+std::optional<int64_t> Mul(std::optional<int64_t> a, std::optional<int64_t> b) { return SatMul(a, b); }
 
 }  // namespace
 

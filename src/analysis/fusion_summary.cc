@@ -9,6 +9,7 @@
 
 #include "hloscope/analysis/call_graph.h"
 #include "hloscope/analysis/scope_filter.h"
+#include "hloscope/support/saturating.h"
 
 namespace hloscope {
 namespace {
@@ -69,31 +70,46 @@ bool IsInterestingFusedOpcode(HloOpcode opcode) {
   }
 }
 
+std::vector<const HloInstruction*> KernelsOf(const HloModule& module) {
+  std::vector<const HloInstruction*> out;
+  for (const HloComputation* comp : module.computations()) {
+    if (!IsSequentialRole(RoleOf(*comp))) continue;
+    for (const HloInstruction* instr : comp->instructions())
+      if (instr->opcode() == HloOpcode::kFusion) out.push_back(instr);
+  }
+  return out;
+}
+
+namespace {
+std::optional<int64_t> OperandBytes(const HloInstruction& fusion) {
+  std::optional<int64_t> read = 0;
+  for (const HloInstruction* op : fusion.operands()) SatAccumulate(&read, LeafByteSizeOf(op->shape()));
+  return read;
+}
+}  // namespace
+
+std::optional<int64_t> KernelBytesPerCall(const HloInstruction& fusion, const ExecutionCounts& counts) {
+  return SatMul(SatAdd(OperandBytes(fusion), LeafByteSizeOf(fusion.shape())), counts.Of(&fusion));
+}
+
 FusionSummary SummarizeFusion(const HloInstruction& fusion, const SourceIndex& index,
                               const ExecutionCounts& counts, const ModuleCheck* check) {
   FusionSummary s;
   s.fusion = &fusion;
   const HloComputation* fused = fusion.fused_computation();
   s.backend_kind = FusionBackendKind(fusion);
-  s.source = index.Of(fusion);
+  s.source = index.Location(fusion);
   s.executions = counts.Of(&fusion);
   s.executions_upper_bound = counts.IsUpperBound(fusion.parent());
   s.enclosing_loops = counts.EnclosingLoops(fusion.parent());
 
-  std::optional<int64_t> read = 0;
-  for (const HloInstruction* op : fusion.operands()) {
-    std::optional<int64_t> b = LeafByteSizeOf(op->shape());
-    if (!b || !read)
-      read = std::nullopt;
-    else
-      *read += *b;
-  }
-  s.bytes_read = read;
+  s.bytes_read = OperandBytes(fusion);
   s.bytes_written = LeafByteSizeOf(fusion.shape());
 
-  std::map<std::string, std::set<int64_t>> lines;
-  auto add_line = [&](const std::optional<SourceLocation>& loc) {
-    if (loc && !loc->file.empty() && loc->line > 0) lines[loc->file].insert(loc->line);
+  // Keyed by the interned location's file: no string copy per instruction.
+  std::map<std::string_view, std::set<int64_t>> lines;
+  auto add_line = [&](const SourceLocation* loc) {
+    if (loc && loc->has_line()) lines[loc->file].insert(loc->line);
   };
   add_line(s.source);
 
@@ -104,7 +120,7 @@ FusionSummary SummarizeFusion(const HloInstruction& fusion, const SourceIndex& i
     bool fused_body = RoleOf(*comp) == ComputationRole::kFused;
     for (const HloInstruction* instr : comp->instructions()) {
       if (instr->opcode() == HloOpcode::kParameter) continue;
-      std::optional<SourceLocation> loc = index.Of(*instr);
+      const SourceLocation* loc = index.Location(*instr);
       add_line(loc);
       if (!fused_body) continue;  // reducers: their lines count, their ops are the reduce's
       ++s.instruction_count;
@@ -115,7 +131,7 @@ FusionSummary SummarizeFusion(const HloInstruction& fusion, const SourceIndex& i
   s.opcode_counts.assign(by_opcode.begin(), by_opcode.end());
   std::stable_sort(s.opcode_counts.begin(), s.opcode_counts.end(),
                    [](const auto& a, const auto& b) { return a.second > b.second; });
-  for (auto& [file, set] : lines) s.lines.push_back({file, {set.begin(), set.end()}});
+  for (auto& [file, set] : lines) s.lines.push_back({std::string(file), {set.begin(), set.end()}});
 
   if (check) {
     for (const UpdateFinding* u : check->UpdatesOf(&fusion))
@@ -126,47 +142,48 @@ FusionSummary SummarizeFusion(const HloInstruction& fusion, const SourceIndex& i
 }
 
 std::optional<int64_t> FusionSummary::bytes_per_call() const {
-  if (!executions || !bytes_read || !bytes_written) return std::nullopt;
-  return (*bytes_read + *bytes_written) * *executions;
+  return SatMul(SatAdd(bytes_read, bytes_written), executions);
 }
 
-const FusionSummary* ModuleFusions::Find(const HloInstruction* fusion) const {
-  auto it = by_fusion_.find(fusion);
-  return it == by_fusion_.end() ? nullptr : &fusions[it->second];
+FusionSummary FusionSelection::Summary(size_t k) const {
+  return SummarizeFusion(*kernels[k], *index, *counts, check);
 }
 
-void ModuleFusions::Reindex() {
-  by_fusion_.clear();
-  for (size_t i = 0; i < fusions.size(); ++i) by_fusion_.emplace(fusions[i].fusion, i);
+FusionSelection SelectFusions(const SourceIndex& index, const ExecutionCounts& counts,
+                              const ModuleCheck* check, const FusionsOptions& options) {
+  FusionSelection out;
+  out.module = &index.module();
+  out.index = &index;
+  out.counts = &counts;
+  out.check = check;
+  ScopeMatcher scope(options.scope);
+  for (const HloInstruction* instr : KernelsOf(index.module())) {
+    ++out.kernels_total;
+    if (!scope.empty()) {
+      bool match = scope.Matches(index.OpNameOf(*instr));
+      std::vector<const HloComputation*> comps;
+      KernelComputations(instr->fused_computation(), &comps, 0);
+      for (size_t c = 0; c < comps.size() && !match; ++c)
+        for (const HloInstruction* inner : comps[c]->instructions())
+          if (scope.Matches(index.OpNameOf(*inner))) {
+            match = true;
+            break;
+          }
+      if (!match) continue;
+    }
+    out.kernels.push_back(instr);
+  }
+  return out;
 }
 
 ModuleFusions SummarizeFusions(const SourceIndex& index, const ExecutionCounts& counts,
                                const ModuleCheck* check, const FusionsOptions& options) {
+  FusionSelection selection = SelectFusions(index, counts, check, options);
   ModuleFusions out;
-  const HloModule& module = index.module();
-  out.module = &module;
-  ScopeMatcher scope(options.scope);
-  for (const HloComputation* comp : module.computations()) {
-    if (!IsSequentialRole(RoleOf(*comp))) continue;
-    for (const HloInstruction* instr : comp->instructions()) {
-      if (instr->opcode() != HloOpcode::kFusion) continue;
-      ++out.kernels_total;
-      if (!scope.empty()) {
-        bool match = scope.Matches(index.OpNameOf(*instr));
-        std::vector<const HloComputation*> comps;
-        KernelComputations(instr->fused_computation(), &comps, 0);
-        for (size_t c = 0; c < comps.size() && !match; ++c)
-          for (const HloInstruction* inner : comps[c]->instructions())
-            if (scope.Matches(index.OpNameOf(*inner))) {
-              match = true;
-              break;
-            }
-        if (!match) continue;
-      }
-      out.fusions.push_back(SummarizeFusion(*instr, index, counts, check));
-    }
-  }
-  out.Reindex();
+  out.module = selection.module;
+  out.kernels_total = selection.kernels_total;
+  out.fusions.reserve(selection.kernels.size());
+  for (size_t k = 0; k < selection.kernels.size(); ++k) out.fusions.push_back(selection.Summary(k));
   return out;
 }
 

@@ -14,7 +14,7 @@ InstructionFacts FactsOf(const ModuleAnalysis& a, const HloInstruction& instr) {
   f.executions = a.counts.Of(&instr);
   f.executions_upper_bound = a.counts.IsUpperBound(comp);
   const HloInstruction* as_fusion = instr.opcode() == HloOpcode::kFusion ? &instr : f.fusion;
-  if (as_fusion && a.fusions()) f.kernel_summary = a.fusions()->Find(as_fusion);
+  if (as_fusion) f.kernel_summary = SummarizeFusion(*as_fusion, a.sources(), a.counts, &a.check);
   f.source = a.sources().Of(instr);
   for (const UpdateFinding* u : a.check.UpdatesOf(&instr)) f.updates.push_back(u);
   f.copies = a.check.CopiesOf(&instr);

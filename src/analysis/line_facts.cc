@@ -5,6 +5,7 @@
 #include <set>
 
 #include "hloscope/analysis/scope_filter.h"
+#include "hloscope/support/saturating.h"
 
 namespace hloscope {
 namespace {
@@ -47,14 +48,13 @@ std::vector<LineFacts> CollectLineFacts(const SourceIndex& index, const Executio
   };
 
   for (const HloInstruction* instr : index.Find(spec, query.scope)) {
-    std::optional<SourceLocation> loc = index.Of(*instr);
+    const SourceLocation* loc = index.Location(*instr);
     LineFacts& f = bucket(*loc);
     LineInstruction li;
     li.instruction = instr;
-    li.source = *loc;
+    li.source = loc;
     const HloInstruction* kernel = index.KernelOf(*instr);
     li.kernel = kernel == instr ? nullptr : kernel;
-    li.loops = counts.EnclosingLoops(instr->parent());
     li.executions = counts.Of(instr);
     li.executions_upper_bound = counts.IsUpperBound(instr->parent());
     for (const UpdateFinding* u : check.UpdatesOf(instr))
@@ -64,7 +64,8 @@ std::vector<LineFacts> CollectLineFacts(const SourceIndex& index, const Executio
     if (std::find(f.kernels.begin(), f.kernels.end(), kernel) == f.kernels.end() &&
         (li.kernel || !IsTrivialKernel(instr)))
       f.kernels.push_back(kernel);
-    f.instructions.push_back(std::move(li));
+    ++f.instruction_count;
+    if (query.list_instructions) f.instructions.push_back(std::move(li));
   }
 
   // Updates by the line check gives them (the updating instruction's own
@@ -95,13 +96,7 @@ std::vector<LineFacts> CollectLineFacts(const SourceIndex& index, const Executio
   std::vector<LineFacts> out;
   out.reserve(by_line.size());
   for (auto& [key, f] : by_line) {
-    for (const CopyFinding* c : f.copies) {
-      if (!f.copy_bytes_per_call) break;
-      if (!c->total_bytes)
-        f.copy_bytes_per_call = std::nullopt;
-      else
-        *f.copy_bytes_per_call += *c->total_bytes;
-    }
+    for (const CopyFinding* c : f.copies) SatAccumulate(&f.copy_bytes_per_call, c->total_bytes);
     out.push_back(std::move(f));
   }
   return out;

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "check_context.h"
+#include "hloscope/support/saturating.h"
 
 namespace hloscope {
 
@@ -30,7 +31,10 @@ LoopFinding AnalyzeLoop(const CheckContext& ctx, const HloInstruction* w,
       copy_bytes = std::nullopt;
       break;
     }
-    *copy_bytes += *c.bytes * (*c.executions / *body_runs);
+    // A saturated count has lost the ratio: the amount is at least huge.
+    int64_t per_iteration_runs =
+        IsSaturated(*c.executions) || IsSaturated(*body_runs) ? kSaturated : *c.executions / *body_runs;
+    SatAccumulate(&copy_bytes, SatMul(*c.bytes, per_iteration_runs));
     if (!c.scalar) {
       LoopScaling s;
       s.kind = LoopScaling::Kind::kCopy;
@@ -65,7 +69,7 @@ LoopFinding AnalyzeLoop(const CheckContext& ctx, const HloInstruction* w,
       if (s.IsTuple()) continue;
       std::optional<int64_t> b = ByteSizeOf(s);
       if (!b) continue;
-      rewrite += *b;
+      rewrite = SatAdd(rewrite, *b);
       std::optional<int64_t> elements = s.ElementCount();
       if (elements && *elements > 1 && d.instruction->opcode() != HloOpcode::kParameter) {
         LoopScaling sc;

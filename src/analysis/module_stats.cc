@@ -4,6 +4,7 @@
 #include <set>
 
 #include "hloscope/analysis/call_graph.h"
+#include "hloscope/support/saturating.h"
 
 namespace hloscope {
 
@@ -31,7 +32,7 @@ ModuleStats ComputeModuleStats(const HloModule& module) {
     ++stats.parameter_count;
     std::optional<int64_t> b = LeafByteSizeOf(p->shape());
     if (b)
-      total += *b;
+      total = SatAdd(total, *b);
     else
       known = false;
   }

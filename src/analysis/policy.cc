@@ -4,6 +4,7 @@
 #include <unordered_set>
 
 #include "hloscope/ir/name_index.h"
+#include "hloscope/support/saturating.h"
 
 namespace hloscope {
 namespace {
@@ -146,7 +147,7 @@ void EvaluateModule(const ModuleCheck& m, const GateOptions& o, std::vector<Viol
       if (!c->total_bytes)
         v.amount_unknown = true;
       else
-        v.amount += *c->total_bytes;
+        v.amount = SatAdd(v.amount, *c->total_bytes);
     }
     if (v.amount > *limit || v.amount_unknown) out.push_back(std::move(v));
   };

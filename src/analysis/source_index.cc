@@ -101,11 +101,21 @@ SourceIndex::SourceIndex(const HloModule& module, const ModuleCheck* check, cons
   }
 }
 
-std::optional<SourceLocation> SourceIndex::Of(const HloInstruction& instr) const {
-  if (instr.id() >= entry_of_.size() || entry_of_[instr.id()] < 0) return std::nullopt;
-  SourceLocation loc = entries_[entry_of_[instr.id()]].loc;
+SourceLocation LocationOf(const SourceLocation& interned, const HloInstruction& instr) {
+  SourceLocation loc = interned;
   if (loc.via == SourceVia::kMetadata && instr.metadata()) loc.op_name = CUnescape(instr.metadata()->op_name);
   return loc;
+}
+
+std::optional<SourceLocation> SourceIndex::Of(const HloInstruction& instr) const {
+  const SourceLocation* loc = Location(instr);
+  if (!loc) return std::nullopt;
+  return LocationOf(*loc, instr);
+}
+
+const SourceLocation* SourceIndex::Location(const HloInstruction& instr) const {
+  if (instr.id() >= entry_of_.size() || entry_of_[instr.id()] < 0) return nullptr;
+  return &entries_[entry_of_[instr.id()]].loc;
 }
 
 bool SourceIndex::HasLine(const HloInstruction& instr) const {

@@ -8,6 +8,7 @@
 
 #include "check_context.h"
 #include "hloscope/analysis/call_graph.h"
+#include "hloscope/support/saturating.h"
 
 namespace hloscope {
 namespace {
@@ -21,7 +22,7 @@ std::optional<int64_t> UpdateBytes(const HloInstruction* update) {
     for (int64_t i = update->operand_count() - n; i < update->operand_count(); ++i) {
       std::optional<int64_t> b = ByteSizeOf(update->operand(i)->shape());
       if (!b) return std::nullopt;
-      total += *b;
+      total = SatAdd(total, *b);
     }
     return total;
   }

@@ -270,10 +270,12 @@ int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
   argv_storage.insert(argv_storage.end(), args.begin(), args.end());
   std::vector<const char*> argv;
   for (const std::string& a : argv_storage) argv.push_back(a.c_str());
-  // The command writes into buffers; what reaches the terminal is filtered
-  // (support/terminal_text.h: no control character from the input, valid
-  // UTF-8), and a failed write (a full disk) is an error, not exit 0.
-  std::ostringstream cmd_out, cmd_err;
+  // What the command writes is filtered on its way (support/terminal_text.h:
+  // no control character from the input, valid UTF-8), in chunks; a failed
+  // write (a full disk) is an error, not exit 0.
+  TerminalSafeStreambuf out_filter(out.rdbuf(), {.keep_newlines = true});
+  TerminalSafeStreambuf err_filter(err.rdbuf(), {.keep_newlines = true});
+  std::ostream cmd_out(&out_filter), cmd_err(&err_filter);
   int code = kExitError;
   try {
     app.parse(static_cast<int>(argv.size()), argv.data());
@@ -282,10 +284,9 @@ int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
   } catch (const CLI::ParseError& e) {
     code = app.exit(e, cmd_out, cmd_err) == 0 ? kExitOk : kExitError;
   }
-  out << EscapeForTerminal(cmd_out.str(), {.keep_newlines = true});
-  out.flush();
-  err << EscapeForTerminal(cmd_err.str(), {.keep_newlines = true});
-  if (!out) {
+  bool written = out_filter.Finish() && cmd_out.good() && out.good();
+  err_filter.Finish();
+  if (!written) {
     err << "hloscope: error: cannot write the output (" << std::strerror(errno) << ")\n";
     return kExitError;
   }

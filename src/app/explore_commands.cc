@@ -12,16 +12,14 @@
 namespace hloscope {
 
 int RunFusionsCommand(Session& session, const FusionsRequest& request, std::ostream& out) {
-  std::vector<ModuleFusions> all;
+  std::vector<FusionSelection> modules;
   for (ModuleAnalysis* a : session.Analyses()) {
     FusionsOptions options;
     options.scope = request.scope;
-    all.push_back(SummarizeFusions(a->EnsureSources(), a->counts, &a->check, options));
+    modules.push_back(SelectFusions(a->EnsureSources(), a->counts, &a->check, options));
   }
-  std::vector<const ModuleFusions*> modules;
-  for (const ModuleFusions& m : all) modules.push_back(&m);
   if (request.format == OutputFormat::kJson)
-    out << JsonText(FusionsToJson(modules, request.scope));
+    WriteFusionsJson(modules, request.scope, out);
   else
     RenderFusionsText(modules, request.scope, out);
   return kExitOk;
@@ -30,7 +28,7 @@ int RunFusionsCommand(Session& session, const FusionsRequest& request, std::ostr
 int RunWhereCommand(Session& session, const WhereRequest& request, std::ostream& out) {
   std::vector<WhereModule> results;
   for (ModuleAnalysis* a : session.Analyses()) {
-    a->EnsureFusions();
+    a->EnsureSources();
     results.push_back({a, FindWhere(a->sources(), a->counts, a->check, request.query)});
   }
   SourceFiles files(request.source_roots);
@@ -58,6 +56,7 @@ int RunAnnotateCommand(Session& session, const AnnotateRequest& request, std::os
       q.spec = spec;
     }
     q.scope = request.text.scope;
+    q.list_instructions = false;
     std::vector<LineFacts> facts = CollectLineFacts(a.sources(), a.counts, a.check, q);
     if (request.format == OutputFormat::kJson) {
       doc["modules"].push_back(AnnotateModuleJson(a, facts, files));
@@ -74,7 +73,7 @@ int RunExplainCommand(Session& session, const ExplainRequest& request, std::ostr
   std::vector<Explanation> all;
   for (ModuleAnalysis* a : session.Analyses()) {
     if (request.instruction.empty()) {
-      a->EnsureFusions();
+      a->EnsureSources();
       all.push_back(ExplainModule(*a));
       continue;
     }
@@ -88,7 +87,7 @@ int RunExplainCommand(Session& session, const ExplainRequest& request, std::ostr
                          request.instruction, a->module.name(), fmt::join(names, ", "));
       return kExitError;
     }
-    a->EnsureFusions();
+    a->EnsureSources();
     all.push_back(ExplainInstruction(*a, FactsOf(*a, *found.instruction)));
     break;  // the first module that has it
   }

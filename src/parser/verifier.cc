@@ -58,7 +58,36 @@ class Verifier {
     return a.dimensions == b.dimensions;
   }
 
+  // Operand counts XLA's shape inference requires of the opcodes whose
+  // operands the analyses read by position.
+  bool CheckOperandCount(const HloInstruction& i) {
+    const int64_t n = i.operand_count();
+    auto fail = [&](std::string_view wanted) {
+      return Fail(i, fmt::format("{} '{}' has {} operand{}; it takes {}", i.opcode_text(), i.name(), n,
+                                 n == 1 ? "" : "s", wanted));
+    };
+    switch (i.opcode()) {
+      case HloOpcode::kCopy:
+      case HloOpcode::kBitcast:
+      case HloOpcode::kCopyStart:
+      case HloOpcode::kCopyDone:
+      case HloOpcode::kGetTupleElement:
+        return n == 1 || fail("one");
+      case HloOpcode::kDynamicSlice:
+        return n >= 1 || fail("an operand and its start indices");
+      case HloOpcode::kDynamicUpdateSlice:
+        return n >= 2 || fail("an operand, an update and the start indices");
+      case HloOpcode::kScatter:
+        // N operands, the indices, N updates.
+        return (n >= 3 && n % 2 == 1) ||
+               fail("N operands, the indices and N updates (an odd number, at least 3)");
+      default:
+        return true;
+    }
+  }
+
   bool CheckStructure(const HloInstruction& i) {
+    if (!CheckOperandCount(i)) return false;
     switch (i.opcode()) {
       case HloOpcode::kFusion: {
         const HloComputation* fused = i.fused_computation();
@@ -116,7 +145,6 @@ class Verifier {
         return true;
       }
       case HloOpcode::kGetTupleElement: {
-        if (i.operand_count() != 1) return true;
         const Shape& t = i.operand(0)->shape();
         if (Omitted(t)) return true;
         int64_t k = i.tuple_index();
@@ -266,7 +294,11 @@ class Verifier {
                                         "of calls)",
                                         caller->name(), comp->name(), callee->name()));
         if (color[c] == 2) {
+          // Already finished (reached earlier from another start): its height is known.
           height[f.comp] = std::max(height[f.comp], height[c] + 1);
+          if (height[f.comp] > kMaxCallDepth)
+            return Fail(*caller, fmt::format("computations are nested more than {} levels deep at '{}'",
+                                             kMaxCallDepth, caller->name()));
           continue;
         }
         if (stack.size() > static_cast<size_t>(kMaxCallDepth))

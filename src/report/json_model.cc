@@ -221,7 +221,7 @@ Json KernelJson(const FusionSummary& f) {
     Json o = RefJson(op.instruction);
     o["opcode"] = Str(op.instruction->opcode_text());
     o["shape"] = op.instruction->shape().ToString();
-    o["source"] = SourceJson(op.source);
+    o["source"] = op.source ? SourceJson(LocationOf(*op.source, *op.instruction)) : Json(nullptr);
     notable.push_back(std::move(o));
   }
   j["notable"] = std::move(notable);
@@ -240,7 +240,7 @@ Json KernelJson(const FusionSummary& f) {
   j["executions_upper_bound"] = f.executions_upper_bound;
   j["bytes_per_call"] = Opt(f.bytes_per_call());
   j["enclosing_loops"] = Refs(f.enclosing_loops);
-  j["source"] = SourceJson(f.source);
+  j["source"] = f.source ? SourceJson(LocationOf(*f.source, *f.fusion)) : Json(nullptr);
   Json updates = Json::array();
   for (const UpdateFinding* u : f.updates) updates.push_back(UpdateJson(*u));
   j["updates"] = std::move(updates);

@@ -30,7 +30,7 @@ std::vector<std::string> Details(const LineFacts& f) {
   if (f.copies.size() > 4) {
     for (const std::string& g : LineCopyGroups(f)) out.push_back("copy " + g);
   } else {
-    for (const CopyFinding* c : f.copies) out.push_back("copy " + LineCopyText(f, *c));
+    for (const CopyFinding* c : f.copies) out.push_back("copy " + LineCopyText(*c));
   }
   for (const std::string& u : UpdateSummaryLines(f.updates)) out.push_back("update " + u);
   for (const std::string& r : LineReadTexts(f)) out.push_back(r);
@@ -48,7 +48,7 @@ std::string_view LineMark(const LineFacts& f) {
                u->full_rewrite;
   if (on_copy) return "○";
   if (!f.updates.empty()) return "●";
-  if (!f.instructions.empty()) return "·";
+  if (f.instruction_count > 0) return "·";
   return " ";
 }
 
@@ -150,7 +150,7 @@ Json AnnotateModuleJson(const ModuleAnalysis& a, const std::vector<LineFacts>& f
     Json kernels = Json::array();
     for (const HloInstruction* k : f.kernels) kernels.push_back(RefJson(k));
     jl["kernels"] = std::move(kernels);
-    jl["instruction_count"] = f.instructions.size();
+    jl["instruction_count"] = f.instruction_count;
     jm["files"][it->second]["lines"].push_back(std::move(jl));
   }
   return jm;

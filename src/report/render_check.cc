@@ -5,6 +5,7 @@
 #include "hloscope/report/enum_names.h"
 #include "hloscope/report/wording.h"
 #include "hloscope/support/human_bytes.h"
+#include "hloscope/support/saturating.h"
 
 namespace hloscope {
 namespace {
@@ -18,7 +19,7 @@ void CopiesSection(const ModuleCheck& m, const CheckTextOptions& options, std::o
     // nothing worth a line each; JSON still lists them.
     if (c.scalar) {
       ++scalars;
-      scalar_bytes += c.total_bytes.value_or(0);
+      scalar_bytes = SatAdd(scalar_bytes, c.total_bytes.value_or(0));
       continue;
     }
     std::string where =

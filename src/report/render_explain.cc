@@ -89,7 +89,7 @@ ExplainSection TheKernel(const InstructionFacts& f) {
   k.lines.push_back(fmt::format("{} fused instructions: {}", fs.instruction_count, fmt::join(ops, ", ")));
   std::string lines = FileLinesText(fs.lines);
   if (!lines.empty()) {
-    std::string own = SourceText(fs.source);
+    std::string own = fs.source ? SourceText(*fs.source) : "";
     k.lines.push_back(fmt::format("source lines fused into it: {} (XLA keeps only {} on the fusion)", lines,
                                   own.empty() ? "none" : own));
   }
@@ -296,21 +296,22 @@ Explanation ExplainModule(const ModuleAnalysis& a) {
         "bytes × the trip count.");
   e.sections.push_back(std::move(s3));
 
-  static const ModuleFusions kNoFusions;
-  const ModuleFusions& mf = a.fusions() ? *a.fusions() : kNoFusions;
+  // Kinds and traffic of every kernel; a full summary (source lines) for
+  // the five shown only.
+  const std::vector<const HloInstruction*> kernels = KernelsOf(a.module);
   ExplainSection s4{"4. Kernels (fusions)", {}};
   std::map<std::string, int64_t> kinds;
-  for (const FusionSummary& f : mf.fusions) ++kinds[std::string(FusionKindText(*f.fusion))];
+  for (const HloInstruction* f : kernels) ++kinds[std::string(FusionKindText(*f))];
   parts.clear();
   for (auto& [k, n] : kinds) parts.push_back(fmt::format("{} {}", n, k));
-  s4.lines.push_back(fmt::format("{} fusion{}{}{}", mf.fusions.size(), mf.fusions.size() == 1 ? "" : "s",
+  s4.lines.push_back(fmt::format("{} fusion{}{}{}", kernels.size(), kernels.size() == 1 ? "" : "s",
                                  parts.empty() ? "" : ": ", fmt::join(parts, ", ")));
-  std::vector<const FusionSummary*> top;
-  for (const FusionSummary& f : mf.fusions) top.push_back(&f);
-  auto traffic = [](const FusionSummary* f) { return f->bytes_per_call().value_or(-1); };
-  std::stable_sort(top.begin(), top.end(), [&](auto* x, auto* y) { return traffic(x) > traffic(y); });
+  std::vector<std::pair<const HloInstruction*, int64_t>> top;
+  for (const HloInstruction* f : kernels) top.push_back({f, KernelBytesPerCall(*f, a.counts).value_or(-1)});
+  std::stable_sort(top.begin(), top.end(), [](const auto& x, const auto& y) { return x.second > y.second; });
   for (size_t k = 0; k < top.size() && k < 5; ++k) {
-    const FusionSummary* f = top[k];
+    const FusionSummary summary = SummarizeFusion(*top[k].first, a.sources(), a.counts, &a.check);
+    const FusionSummary* f = &summary;
     std::string lines = FileLinesText(f->lines);
     s4.lines.push_back(fmt::format("{} ({}) ×{}: reads {}, writes {} per run — {}", f->fusion->name(),
                                    FusionKindText(*f->fusion), ExecutionsText(f->executions, false),

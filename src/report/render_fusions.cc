@@ -5,19 +5,20 @@
 #include <map>
 
 #include "hloscope/report/enum_names.h"
+#include "hloscope/report/json_stream.h"
 #include "hloscope/report/wording.h"
 #include "hloscope/support/human_bytes.h"
 
 namespace hloscope {
 
-void RenderFusionsText(const std::vector<const ModuleFusions*>& modules, std::string_view scope,
+void RenderFusionsText(const std::vector<FusionSelection>& modules, std::string_view scope,
                        std::ostream& out) {
   for (size_t mi = 0; mi < modules.size(); ++mi) {
-    const ModuleFusions& m = *modules[mi];
+    const FusionSelection& m = modules[mi];
     if (mi) out << "\n";
     std::map<std::string, int64_t> kinds;
-    for (const FusionSummary& f : m.fusions) {
-      std::string_view k = FusionKindText(*f.fusion);
+    for (const HloInstruction* f : m.kernels) {
+      std::string_view k = FusionKindText(*f);
       ++kinds[k.empty() ? "?" : std::string(k)];
     }
     std::vector<std::string> parts;
@@ -25,9 +26,10 @@ void RenderFusionsText(const std::vector<const ModuleFusions*>& modules, std::st
     std::string scope_text =
         scope.empty() ? "" : fmt::format(" in scope '{}' (of {})", Shown(scope), m.kernels_total);
     out << fmt::format("{}: {} fusion{}{}{}{} — each fusion is one kernel\n", m.module->name(),
-                       m.fusions.size(), m.fusions.size() == 1 ? "" : "s", scope_text,
+                       m.kernels.size(), m.kernels.size() == 1 ? "" : "s", scope_text,
                        parts.empty() ? "" : ": ", fmt::join(parts, ", "));
-    for (const FusionSummary& f : m.fusions) {
+    for (size_t k = 0; k < m.kernels.size(); ++k) {
+      const FusionSummary f = m.Summary(k);
       const HloInstruction* fusion = f.fusion;
       std::string kind =
           Shown(FusionKindText(*fusion)) + (f.backend_kind.empty() ? "" : " " + Shown(f.backend_kind));
@@ -61,18 +63,29 @@ void RenderFusionsText(const std::vector<const ModuleFusions*>& modules, std::st
   }
 }
 
-Json FusionsToJson(const std::vector<const ModuleFusions*>& modules, std::string_view scope) {
-  Json doc = JsonEnvelope("fusions");
-  doc["scope"] = scope.empty() ? Json(nullptr) : Json(std::string(scope));
-  doc["modules"] = Json::array();
-  for (const ModuleFusions* m : modules) {
-    Json jm = ModuleHeaderJson(*m->module);
-    jm["kernels_total"] = m->kernels_total;
-    jm["fusions"] = Json::array();
-    for (const FusionSummary& f : m->fusions) jm["fusions"].push_back(KernelJson(f));
-    doc["modules"].push_back(std::move(jm));
+void WriteFusionsJson(const std::vector<FusionSelection>& modules, std::string_view scope,
+                      std::ostream& out) {
+  JsonStream js(out);
+  js.BeginObject();
+  Json head = JsonEnvelope("fusions");
+  head["scope"] = scope.empty() ? Json(nullptr) : Json(std::string(scope));
+  js.Members(head);
+  js.Key("modules");
+  js.BeginArray();
+  for (const FusionSelection& m : modules) {
+    js.BeginObject();
+    Json jm = ModuleHeaderJson(*m.module);
+    jm["kernels_total"] = m.kernels_total;
+    js.Members(jm);
+    js.Key("fusions");
+    js.BeginArray();
+    for (size_t k = 0; k < m.kernels.size(); ++k) js.Value(KernelJson(m.Summary(k)));
+    js.EndArray();
+    js.EndObject();
   }
-  return doc;
+  js.EndArray();
+  js.EndObject();
+  js.Finish();
 }
 
 }  // namespace hloscope

@@ -23,11 +23,13 @@ std::string QueryText(const WhereQuery& q) {
 // computation (with its loop) for top-level instructions.
 std::string GroupHeading(const LineInstruction& li, const ModuleAnalysis& a) {
   const HloInstruction* instr = li.instruction;
-  std::string loop = li.loops.empty() ? "" : fmt::format(", inside {}", li.loops.front()->name());
+  std::vector<const HloInstruction*> loops = a.counts.EnclosingLoops(instr->parent());
+  std::string loop = loops.empty() ? "" : fmt::format(", inside {}", loops.front()->name());
   std::string times = "×" + ExecutionsText(li.executions, li.executions_upper_bound);
   if (li.kernel && li.kernel->opcode() == HloOpcode::kFusion) {
-    const FusionSummary* fs = a.fusions() ? a.fusions()->Find(li.kernel) : nullptr;
-    std::string lines = fs ? FileLinesText(fs->lines) : "";
+    // The kernel's lines, summarized for the kernels shown only: `where`
+    // prints a handful of a module's tens of thousands of fusions.
+    std::string lines = FileLinesText(SummarizeFusion(*li.kernel, a.sources(), a.counts, nullptr).lines);
     return fmt::format("in fusion {} ({}; lines {}) in {}{} {}", li.kernel->name(),
                        FusionKindText(*li.kernel), lines.empty() ? "?" : lines, li.kernel->parent()->name(),
                        loop, times);
@@ -48,7 +50,7 @@ void RenderLine(const LineFacts& f, const ModuleAnalysis& a, SourceFiles& files,
   out << fmt::format("\n{}:{}{}\n", DisplayPath(f.file), f.line,
                      text ? "   " + std::string(*text) : std::string());
   for (const CopyFinding* c : f.copies) {
-    out << fmt::format("  copy    {}\n", LineCopyText(f, *c));
+    out << fmt::format("  copy    {}\n", LineCopyText(*c));
     out << fmt::format("          {}\n", CauseDetail(*c));
   }
   for (const std::string& u : UpdateSummaryLines(f.updates)) out << fmt::format("  update  {}\n", u);
@@ -138,10 +140,11 @@ Json WhereToJson(const std::vector<WhereModule>& modules, const WhereQuery& quer
         j["fusion_kind"] = fused ? Json(std::string(FusionKindText(*li.kernel))) : Json(nullptr);
         j["kernel"] = RefJson(li.kernel);
         j["enclosing_loops"] = Json::array();
-        for (const HloInstruction* l : li.loops) j["enclosing_loops"].push_back(RefJson(l));
+        for (const HloInstruction* l : a.counts.EnclosingLoops(li.instruction->parent()))
+          j["enclosing_loops"].push_back(RefJson(l));
         j["executions"] = Opt(li.executions);
         j["executions_upper_bound"] = li.executions_upper_bound;
-        j["source"] = SourceJson(li.source);
+        j["source"] = SourceJson(a.sources().Of(*li.instruction));
         Json ups = Json::array();
         for (const UpdateFinding* u : li.updates) ups.push_back(std::string(UpdateVerdictName(u->verdict)));
         j["update_verdicts"] = std::move(ups);

@@ -9,6 +9,7 @@
 #include "hloscope/analysis/call_graph.h"
 #include "hloscope/report/enum_names.h"
 #include "hloscope/support/human_bytes.h"
+#include "hloscope/support/saturating.h"
 #include "hloscope/support/terminal_text.h"
 
 namespace hloscope {
@@ -44,6 +45,7 @@ std::string SourceText(const std::optional<SourceLocation>& s) {
 
 std::string ExecutionsText(std::optional<int64_t> n, bool upper_bound) {
   if (!n) return "?";
+  if (IsSaturated(*n)) return "overflow";
   return fmt::format("{}{}", upper_bound ? "≤" : "", *n);
 }
 
@@ -376,13 +378,7 @@ std::vector<std::string> UpdateSummaryLines(const std::vector<const UpdateFindin
   }
   for (auto& [verdict, group] : by_verdict) {
     std::optional<int64_t> total = 0;
-    for (const UpdateFinding* u : group) {
-      if (!total) break;
-      if (!u->bytes_written || !u->executions)
-        total = std::nullopt;
-      else
-        *total += *u->bytes_written * *u->executions;
-    }
+    for (const UpdateFinding* u : group) SatAccumulate(&total, SatMul(u->bytes_written, u->executions));
     out.push_back(fmt::format("×{} {}, e.g. {}; {} written per call in all", group.size(), verdict,
                               UpdateLabel(group.front()->site), HumanBytes(total)));
   }
@@ -395,12 +391,12 @@ std::string CopySummaryLine(const CopyFinding& c) {
                      HumanBytes(c.total_bytes), CopyCauseName(c.cause.cause));
 }
 
-std::string LineCopyText(const LineFacts& f, const CopyFinding& c) {
+std::string LineCopyText(const CopyFinding& c) {
+  // A line holds a copy by its attribution (SourceIndex takes a copy's line
+  // from check when the copy has no metadata of its own): say which.
   std::string via;
-  for (const LineInstruction& li : f.instructions)
-    if (std::find(li.copies.begin(), li.copies.end(), &c) != li.copies.end() &&
-        li.source.via != SourceVia::kMetadata)
-      via = fmt::format(" (via the {})", SourceViaName(li.source.via));
+  if (c.source && c.source->via != SourceVia::kMetadata)
+    via = fmt::format(" (via the {})", SourceViaName(c.source->via));
   return CopySummaryLine(c) + via;
 }
 
@@ -409,10 +405,7 @@ std::vector<std::string> LineCopyGroups(const LineFacts& f) {
   for (const CopyFinding* c : f.copies) {
     auto& [n, total] = by_cause.emplace(CopyCauseName(c->cause.cause), std::make_pair(0, 0)).first->second;
     ++n;
-    if (total && c->total_bytes)
-      *total += *c->total_bytes;
-    else
-      total = std::nullopt;
+    SatAccumulate(&total, c->total_bytes);
   }
   std::vector<std::string> out;
   for (auto& [cause, v] : by_cause)
@@ -437,10 +430,7 @@ std::vector<std::string> LineReadTexts(const LineFacts& f) {
     std::optional<int64_t> total = 0;
     for (const CopyFinding* c : copies) {
       names.push_back(std::string(c->instruction()->name()));
-      if (total && c->total_bytes)
-        *total += *c->total_bytes;
-      else
-        total = std::nullopt;
+      SatAccumulate(&total, c->total_bytes);
     }
     out.push_back(fmt::format("{} reads {} after its in-place update → forces {} ({} per call)",
                               r->reader->name(), PositionText(r->copy->copied_from), fmt::join(names, ", "),
@@ -502,8 +492,11 @@ std::string Headline(const ModuleCheck& m) {
     if (!c.total_bytes)
       known = false;
     else
-      sum += *c.total_bytes;
-    if (!c.enclosing_loops.empty() && c.total_bytes) by_loop[c.enclosing_loops.back()] += *c.total_bytes;
+      sum = SatAdd(sum, *c.total_bytes);
+    if (!c.enclosing_loops.empty() && c.total_bytes) {
+      int64_t& in_loop = by_loop[c.enclosing_loops.back()];
+      in_loop = SatAdd(in_loop, *c.total_bytes);
+    }
   }
   std::string scalar_note =
       scalars == 0 ? "" : fmt::format(" (+{} scalar cop{})", scalars, scalars == 1 ? "y" : "ies");

@@ -1,5 +1,6 @@
 #include "hloscope/support/terminal_text.h"
 
+#include <algorithm>
 #include <cstdint>
 
 namespace hloscope {
@@ -87,6 +88,76 @@ std::string EscapeForTerminal(std::string_view s, const TerminalTextOptions& o) 
     i += n;
   }
   return out;
+}
+
+namespace {
+
+constexpr size_t kChunk = 64 * 1024;
+
+// Where the trailing bytes of `s` that could still become a valid UTF-8
+// sequence begin (s.size() when there are none).
+size_t IncompleteTail(std::string_view s) {
+  for (size_t back = 1; back <= 3 && back <= s.size(); ++back) {
+    unsigned char c = static_cast<unsigned char>(s[s.size() - back]);
+    if ((c & 0xc0) == 0x80) continue;  // a continuation byte: look further back
+    size_t need = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
+    return need > back ? s.size() - back : s.size();
+  }
+  return s.size();
+}
+
+}  // namespace
+
+TerminalSafeStreambuf::TerminalSafeStreambuf(std::streambuf* destination, TerminalTextOptions options)
+    : destination_(destination), options_(options) {}
+
+TerminalSafeStreambuf::~TerminalSafeStreambuf() { Finish(); }
+
+bool TerminalSafeStreambuf::Drain(bool all) {
+  size_t n = all ? pending_.size() : IncompleteTail(pending_);
+  if (n == 0) return !failed_;
+  std::string_view part(pending_.data(), n);
+  std::string escaped;
+  if (!IsTerminalSafe(part, options_)) {
+    escaped = EscapeForTerminal(part, options_);
+    part = escaped;
+  }
+  if (!failed_ && destination_->sputn(part.data(), static_cast<std::streamsize>(part.size())) !=
+                      static_cast<std::streamsize>(part.size()))
+    failed_ = true;
+  pending_.erase(0, n);
+  return !failed_;
+}
+
+bool TerminalSafeStreambuf::Finish() {
+  Drain(/*all=*/true);
+  if (!failed_ && destination_->pubsync() != 0) failed_ = true;
+  return !failed_;
+}
+
+TerminalSafeStreambuf::int_type TerminalSafeStreambuf::overflow(int_type ch) {
+  if (traits_type::eq_int_type(ch, traits_type::eof())) return traits_type::not_eof(ch);
+  pending_ += traits_type::to_char_type(ch);
+  if (pending_.size() >= kChunk && !Drain(/*all=*/false)) return traits_type::eof();
+  return failed_ ? traits_type::eof() : ch;
+}
+
+std::streamsize TerminalSafeStreambuf::xsputn(const char* s, std::streamsize n) {
+  // A large write (a whole report) goes through in chunks, not copied whole.
+  std::streamsize done = 0;
+  while (done < n && !failed_) {
+    size_t take = std::min(static_cast<size_t>(n - done), kChunk);
+    pending_.append(s + done, take);
+    done += static_cast<std::streamsize>(take);
+    if (pending_.size() >= kChunk) Drain(/*all=*/false);
+  }
+  return failed_ ? 0 : done;
+}
+
+int TerminalSafeStreambuf::sync() {
+  // A flush in the middle of a character keeps its start for the rest.
+  if (!Drain(/*all=*/false)) return -1;
+  return destination_->pubsync() == 0 ? 0 : -1;
 }
 
 }  // namespace hloscope

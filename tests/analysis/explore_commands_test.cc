@@ -65,7 +65,7 @@ const HloInstruction* Named(const HloModule& m, std::string_view name) {
 }
 
 WhereResult Where(ModuleAnalysis& a, const WhereQuery& q) {
-  a.EnsureFusions();
+  a.EnsureSources();
   return FindWhere(a.sources(), a.counts, a.check, q);
 }
 
@@ -117,8 +117,9 @@ TEST(ExploreWhere, AtSetLineInALoopWithItsCopy) {
   EXPECT_EQ(dus->instruction->opcode(), HloOpcode::kDynamicUpdateSlice);
   ASSERT_TRUE(dus->kernel);
   EXPECT_EQ(dus->kernel->name(), "select_dynamic-update-slice_fusion");
-  ASSERT_EQ(dus->loops.size(), 1u);
-  EXPECT_EQ(dus->loops[0]->name(), "while.1");
+  std::vector<const HloInstruction*> loops = a.counts.EnclosingLoops(dus->instruction->parent());
+  ASSERT_EQ(loops.size(), 1u);
+  EXPECT_EQ(loops[0]->name(), "while.1");
   EXPECT_EQ(dus->executions, 100);
   ASSERT_EQ(dus->updates.size(), 1u);
   EXPECT_EQ(dus->updates[0]->verdict, UpdateVerdict::kInPlaceOnCopy);
@@ -187,7 +188,7 @@ TEST(ExploreWhere, NestedLoopsFromInlineFrames) {
     for (const LineInstruction& li : f.instructions)
       if (li.instruction->opcode() == HloOpcode::kDynamicUpdateSlice) dus = &li;
   ASSERT_TRUE(dus);
-  EXPECT_EQ(dus->loops.size(), 2u);
+  EXPECT_EQ(a.counts.EnclosingLoops(dus->instruction->parent()).size(), 2u);
   EXPECT_EQ(dus->executions, 32 * 64);
   ASSERT_EQ(dus->updates.size(), 1u);
   EXPECT_EQ(dus->updates[0]->verdict, UpdateVerdict::kInPlace);
@@ -209,7 +210,8 @@ TEST(ExploreWhere, ScopeWithoutLocation) {
   WhereResult both = Where(a, o);
   for (const LineFacts& f : both.lines)
     for (const LineInstruction& li : f.instructions)
-      EXPECT_NE(li.source.op_name.find("log_write"), std::string::npos) << li.source.op_name;
+      EXPECT_NE(a.sources().OpNameOf(*li.instruction).find("log_write"), std::string::npos)
+          << a.sources().OpNameOf(*li.instruction);
 }
 
 // The 10,000-instruction bar: a real, loop-free JAX module with one
@@ -234,7 +236,7 @@ TEST(ExploreWhere, FindsTheUpdatesOfALineInALargeModule) {
     EXPECT_EQ(li.kernel->opcode(), HloOpcode::kFusion);
     kernels.insert(li.kernel);
     EXPECT_EQ(li.executions, 1);
-    EXPECT_TRUE(li.loops.empty());
+    EXPECT_TRUE(a.counts.EnclosingLoops(li.instruction->parent()).empty());
     ASSERT_EQ(li.updates.size(), 1u);
     EXPECT_EQ(li.updates[0]->verdict, UpdateVerdict::kInPlace);
   }
@@ -491,7 +493,7 @@ TEST(ExploreExplain, CopyInALoopInPlainWords) {
   auto session = Fixture("loop_read_after_write");
   ASSERT_TRUE(session);
   ModuleAnalysis& a = session->Analysis(0);
-  a.EnsureFusions();
+  a.EnsureSources();
   Explanation e = ExplainInstruction(a, FactsOf(a, *Named(a.module, "copy")));
   std::ostringstream out;
   RenderExplanationText(e, out);

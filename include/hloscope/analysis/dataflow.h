@@ -23,7 +23,6 @@ struct HloPosition {
   ShapeIndex index;
 
   bool operator==(const HloPosition& o) const { return instruction == o.instruction && index == o.index; }
-  std::string ToString() const;  // "while.3{1}" or "copy.7"
 };
 
 // The position that defines the value found at (instr, index).

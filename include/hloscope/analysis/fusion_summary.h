@@ -33,7 +33,10 @@ bool IsInterestingFusedOpcode(HloOpcode opcode);
 
 struct FusedOp {
   const HloInstruction* instruction = nullptr;
-  std::optional<SourceLocation> source;
+  // Interned in the SourceIndex (op_name only when attributed; see
+  // SourceIndex::Of for the instruction's own): a module has ~10 notable
+  // ops per kernel, tens of thousands of kernels.
+  const SourceLocation* source = nullptr;
 };
 
 struct FusionSummary {
@@ -43,9 +46,12 @@ struct FusionSummary {
   // Opcode (as written) -> count, most frequent first (ties by name);
   // parameters excluded.
   std::vector<std::pair<std::string_view, int64_t>> opcode_counts;
-  std::vector<FusedOp> interesting;      // in text order, nested fusions included
-  std::vector<FileLines> lines;          // union over the fusion and everything in it
-  std::optional<SourceLocation> source;  // the fusion's own metadata
+  std::vector<FusedOp> interesting;  // in text order, nested fusions included
+  std::vector<FileLines> lines;      // union over the fusion and everything in it
+  // The fusion's own location, interned in the SourceIndex (op_name left
+  // out; LocationOf adds it): one copy per kernel was a third of the
+  // summaries' memory.
+  const SourceLocation* source = nullptr;
   std::optional<int64_t> bytes_read;     // sum of operand buffer sizes
   std::optional<int64_t> bytes_written;  // output buffer bytes
   std::optional<int64_t> executions;
@@ -63,23 +69,40 @@ struct FusionsOptions {
   std::string scope;  // named-scope filter on the fused instructions' op_names
 };
 
+// The kernels a `fusions` query selects, each summarized when asked for:
+// a module has tens of thousands, and summaries of all of them held at once
+// were a third of the command's peak memory.
+struct FusionSelection {
+  const HloModule* module = nullptr;
+  std::vector<const HloInstruction*> kernels;  // selected, text order
+  int64_t kernels_total = 0;                   // fusions before the scope filter
+  const SourceIndex* index = nullptr;
+  const ExecutionCounts* counts = nullptr;
+  const ModuleCheck* check = nullptr;  // may be null
+
+  FusionSummary Summary(size_t k) const;
+};
+
+FusionSelection SelectFusions(const SourceIndex& index, const ExecutionCounts& counts,
+                              const ModuleCheck* check, const FusionsOptions& options = {});
+
+// Every selected kernel summarized at once (tests, small modules).
 struct ModuleFusions {
   const HloModule* module = nullptr;
   std::vector<FusionSummary> fusions;  // text order
   int64_t kernels_total = 0;           // fusions before the scope filter
-
-  // The summary of a fusion instruction; nullptr if it was filtered out.
-  const FusionSummary* Find(const HloInstruction* fusion) const;
-  void Reindex();
-
- private:
-  std::unordered_map<const HloInstruction*, size_t> by_fusion_;
 };
 
 ModuleFusions SummarizeFusions(const SourceIndex& index, const ExecutionCounts& counts,
                                const ModuleCheck* check, const FusionsOptions& options = {});
 
 // The summary of one fusion instruction (in a sequential computation).
+// The kernels of a module: fusions in sequential computations, text order.
+std::vector<const HloInstruction*> KernelsOf(const HloModule& module);
+// (bytes read + bytes written) × executions of one kernel, as
+// FusionSummary::bytes_per_call computes it, without the rest of a summary.
+std::optional<int64_t> KernelBytesPerCall(const HloInstruction& fusion, const ExecutionCounts& counts);
+
 FusionSummary SummarizeFusion(const HloInstruction& fusion, const SourceIndex& index,
                               const ExecutionCounts& counts, const ModuleCheck* check);
 

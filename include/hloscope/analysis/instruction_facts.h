@@ -29,14 +29,14 @@ struct InstructionFacts {
   std::optional<int64_t> executions;
   bool executions_upper_bound = false;
   // The kernel this instruction is, or is fused into (in a sequential computation).
-  const FusionSummary* kernel_summary = nullptr;
+  std::optional<FusionSummary> kernel_summary;  // the fusion it is, or is in
   std::optional<SourceLocation> source;
   std::vector<const UpdateFinding*> updates;  // its own, or those of the fusion it is
   std::vector<const CopyFinding*> copies;     // when it is a copy
   std::vector<InPlacePair> pairs;             // its in-place pairs (sequential instructions)
 };
 
-// Needs analysis.EnsureFusions() (which builds the sources too) to have run.
+// Needs analysis.EnsureSources() to have run.
 InstructionFacts FactsOf(const ModuleAnalysis& analysis, const HloInstruction& instr);
 
 }  // namespace hloscope

@@ -19,9 +19,11 @@ namespace hloscope {
 // One instruction found on a line.
 struct LineInstruction {
   const HloInstruction* instruction = nullptr;
-  SourceLocation source;
-  const HloInstruction* kernel = nullptr;    // fusion/reduce it runs in; nullptr if itself
-  std::vector<const HloInstruction*> loops;  // enclosing while loops, innermost first
+  // Interned in the SourceIndex (never null here; op_name only when
+  // attributed): every instruction of a module can be a line fact
+  // (annotate), so each is a few pointers, not a copy of its location.
+  const SourceLocation* source = nullptr;
+  const HloInstruction* kernel = nullptr;  // fusion/reduce it runs in; nullptr if itself
   std::optional<int64_t> executions;
   bool executions_upper_bound = false;
   std::vector<const UpdateFinding*> updates;  // update findings of this very instruction
@@ -38,7 +40,8 @@ struct LineRead {
 struct LineFacts {
   std::string file;  // metadata path
   int64_t line = 0;
-  std::vector<LineInstruction> instructions;  // id order
+  std::vector<LineInstruction> instructions;  // id order; empty unless LineQuery::list_instructions
+  int64_t instruction_count = 0;
   std::vector<const CopyFinding*> copies;     // copies attributed to this line
   std::vector<const UpdateFinding*> updates;  // updates whose source is this line
   std::vector<LineRead> reads;                // old values read here, forcing copies
@@ -53,6 +56,10 @@ struct LineQuery {
   std::optional<LineSpec> spec;  // nullopt: every line
   std::string scope;             // named-scope filter; empty: any
   bool include_reads = true;     // add lines that read values forcing copies
+  // List each line's instructions (where). Without (annotate, which shows
+  // a mark and a count per line) a line costs its findings only, not a
+  // record for every instruction of the module.
+  bool list_instructions = true;
 };
 
 // Facts per (file, line), sorted by file then line.

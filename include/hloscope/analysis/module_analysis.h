@@ -3,9 +3,10 @@
 // them; the report layer only reads them).
 //
 // The check findings are always there; the source index (every
-// instruction's line: where, annotate, explain, fusions) and the kernel
-// summaries are built by EnsureSources / EnsureFusions, because on a large
-// module they cost as much as the check itself and `check` needs neither.
+// instruction's line: where, annotate, explain, fusions) is built by
+// EnsureSources, because on a large module it costs as much as the check
+// itself and `check` does not need it. Kernel summaries (fusion_summary.h)
+// are made one at a time by the commands that show them.
 #ifndef HLOSCOPE_ANALYSIS_MODULE_ANALYSIS_H_
 #define HLOSCOPE_ANALYSIS_MODULE_ANALYSIS_H_
 
@@ -39,11 +40,6 @@ class ModuleAnalysis {
     if (!sources_) sources_ = std::make_unique<SourceIndex>(module, &check, source_options_);
     return *sources_;
   }
-  // Builds every kernel's summary, unfiltered (once; needs the sources).
-  const ModuleFusions& EnsureFusions() {
-    if (!fusions_) fusions_ = SummarizeFusions(EnsureSources(), counts, &check);
-    return *fusions_;
-  }
 
   bool has_sources() const { return sources_ != nullptr; }
   // The source index; EnsureSources must have run.
@@ -51,13 +47,10 @@ class ModuleAnalysis {
     assert(sources_);
     return *sources_;
   }
-  // The kernel summaries; nullptr unless EnsureFusions has run.
-  const ModuleFusions* fusions() const { return fusions_ ? &*fusions_ : nullptr; }
 
  private:
   SourceOptions source_options_;
   std::unique_ptr<SourceIndex> sources_;
-  std::optional<ModuleFusions> fusions_;
 };
 
 }  // namespace hloscope

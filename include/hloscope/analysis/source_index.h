@@ -29,6 +29,10 @@
 
 namespace hloscope {
 
+// `loc` as the location of `instr`: a location from `instr`'s own metadata
+// gets its op_name (interned locations leave it out, being shared).
+SourceLocation LocationOf(const SourceLocation& loc, const HloInstruction& instr);
+
 class SourceIndex {
  public:
   // `check` (optional) supplies the attribution of copies without metadata.
@@ -44,6 +48,9 @@ class SourceIndex {
   // kMetadata); nullopt when neither. The location may have an op_name but
   // no file.
   std::optional<SourceLocation> Of(const HloInstruction& instr) const;
+  // The same without a copy: the interned location many instructions share
+  // (op_name filled only when attributed), or nullptr.
+  const SourceLocation* Location(const HloInstruction& instr) const;
   // True when Of(instr) has a file and line.
   bool HasLine(const HloInstruction& instr) const;
   // op_name for scope filtering: the instruction's own, else the attributed one.

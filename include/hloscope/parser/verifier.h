@@ -11,7 +11,10 @@
 //   not its computation's parameter count, a while without exactly one
 //   operand, a conditional whose branch count does not match its operands,
 //   a tuple whose shape does not list its operands' shapes, a
-//   get-tuple-element whose index is not in its operand's tuple shape.
+//   get-tuple-element whose index is not in its operand's tuple shape, a
+//   copy, bitcast, copy-start, copy-done or get-tuple-element without
+//   exactly one operand, a dynamic-slice, dynamic-update-slice or scatter
+//   with fewer operands than XLA's shape inference requires.
 //
 // Every check is linear in the module (iterative walks, no recursion).
 #ifndef HLOSCOPE_PARSER_VERIFIER_H_

@@ -30,7 +30,7 @@ struct Explanation {
   std::vector<ExplainSection> sections;
 };
 
-// `analysis` must have its sources and fusions built (EnsureFusions).
+// `analysis` must have its sources built (EnsureSources).
 Explanation ExplainInstruction(const ModuleAnalysis& analysis, const InstructionFacts& facts);
 Explanation ExplainModule(const ModuleAnalysis& analysis);
 

@@ -13,9 +13,11 @@
 
 namespace hloscope {
 
-void RenderFusionsText(const std::vector<const ModuleFusions*>& modules, std::string_view scope,
+// Both summarize and write one kernel at a time: memory is one kernel's
+// summary (and JSON), not the module's tens of thousands.
+void RenderFusionsText(const std::vector<FusionSelection>& modules, std::string_view scope,
                        std::ostream& out);
-Json FusionsToJson(const std::vector<const ModuleFusions*>& modules, std::string_view scope);
+void WriteFusionsJson(const std::vector<FusionSelection>& modules, std::string_view scope, std::ostream& out);
 
 }  // namespace hloscope
 

@@ -92,7 +92,7 @@ std::string CopySummaryLine(const CopyFinding& copy);
 
 // A copy on a line: CopySummaryLine, plus how it was attributed there when
 // not by its own metadata (" (via the update)").
-std::string LineCopyText(const LineFacts& line, const CopyFinding& copy);
+std::string LineCopyText(const CopyFinding& copy);
 // The copies of a line grouped by cause: "×5 read-after-update: 2.0 MiB per call".
 std::vector<std::string> LineCopyGroups(const LineFacts& line);
 // The reads of old values on a line, merged per reader and value, with the

@@ -36,6 +36,17 @@ inline std::optional<int64_t> SatAdd(std::optional<int64_t> a, std::optional<int
 }
 
 inline bool IsSaturated(int64_t v) { return v == kSaturated; }
+inline bool IsSaturated(std::optional<int64_t> v) { return v && *v == kSaturated; }
+
+// Adds `v` to a running total that becomes unknown once any part is
+// unknown (and stays so).
+inline void SatAccumulate(std::optional<int64_t>* total, std::optional<int64_t> v) {
+  if (!*total) return;
+  if (!v)
+    total->reset();
+  else
+    **total = SatAdd(**total, *v);
+}
 
 }  // namespace hloscope
 

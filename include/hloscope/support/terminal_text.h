@@ -12,6 +12,7 @@
 #ifndef HLOSCOPE_SUPPORT_TERMINAL_TEXT_H_
 #define HLOSCOPE_SUPPORT_TERMINAL_TEXT_H_
 
+#include <streambuf>
 #include <string>
 #include <string_view>
 
@@ -26,6 +27,36 @@ std::string EscapeForTerminal(std::string_view text, const TerminalTextOptions& 
 
 // True when `text` needs no escaping (the common case: no copy is made).
 bool IsTerminalSafe(std::string_view text, const TerminalTextOptions& options = {});
+
+// A stream buffer that escapes what is written through it, as
+// EscapeForTerminal does, and passes it on to `destination` in chunks: a
+// command's output (a 100 MB JSON report) is never held whole to be
+// filtered. A UTF-8 sequence split between two writes is held back until
+// it completes; Finish() (or the destructor) writes what is left. A
+// failed write to the destination makes the writing stream fail.
+class TerminalSafeStreambuf : public std::streambuf {
+ public:
+  explicit TerminalSafeStreambuf(std::streambuf* destination, TerminalTextOptions options = {});
+  ~TerminalSafeStreambuf() override;
+  TerminalSafeStreambuf(const TerminalSafeStreambuf&) = delete;
+  TerminalSafeStreambuf& operator=(const TerminalSafeStreambuf&) = delete;
+
+  // Writes everything held back; false when a write failed (now or before).
+  bool Finish();
+
+ protected:
+  int_type overflow(int_type ch) override;
+  std::streamsize xsputn(const char* s, std::streamsize n) override;
+  int sync() override;
+
+ private:
+  bool Drain(bool all);
+
+  std::streambuf* destination_;
+  TerminalTextOptions options_;
+  std::string pending_;
+  bool failed_ = false;
+};
 
 }  // namespace hloscope
 
