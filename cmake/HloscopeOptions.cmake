@@ -29,5 +29,6 @@ function(hloscope_add_test name)
     HLOSCOPE_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
     HLOSCOPE_CORPUS_DIR="${PROJECT_SOURCE_DIR}/../shared/corpus")
   hloscope_set_options(${name})
-  gtest_discover_tests(${name} PROPERTIES LABELS "${ARG_LABELS}" DISCOVERY_TIMEOUT 60)
+  # Every test has a time limit: a hang (an analysis that never ends) fails.
+  gtest_discover_tests(${name} PROPERTIES LABELS "${ARG_LABELS}" TIMEOUT 300 DISCOVERY_TIMEOUT 60)
 endfunction()

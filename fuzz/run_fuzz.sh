@@ -1,40 +1,74 @@
 #!/usr/bin/env bash
-# Builds the parser fuzzer (clang++-14, libFuzzer + ASan + UBSan) and runs it
-# for SECONDS (default 600), seeded with the HLO files of ../shared/corpus.
+# Builds a fuzzer (clang++-14, libFuzzer + ASan + UBSan) and runs it for
+# SECONDS (default 600), seeded from ../shared/corpus and tests/fixtures.
 #
-#   fuzz/run_fuzz.sh [SECONDS]
+#   fuzz/run_fuzz.sh [SECONDS] [TARGET]
 #
-# Seeds are copied to build/fuzz/seeds; new inputs libFuzzer finds go to
-# build/fuzz/corpus; crashes, timeouts and leaks to build/fuzz/artifacts/
-# (crash-*, timeout-*, leak-*, oom-*). Nothing here is committed.
-# Extra libFuzzer flags can be passed in FUZZ_FLAGS, e.g. FUZZ_FLAGS=-jobs=2.
+# TARGET is one of
+#   pipeline_fuzzer           parse → verify → every analysis → every
+#                             renderer, text and JSON (the default); inputs
+#                             may carry a buffer-assignment dump after a
+#                             "BufferAssignment:" line; a structure-aware
+#                             mutator runs beside byte mutation
+#   parse_fuzzer              the parser and the printer's round trip
+#   buffer_assignment_fuzzer  the buffer-assignment parser
+#
+# Seeds go to build/fuzz/seeds/TARGET; new inputs libFuzzer finds to
+# build/fuzz/corpus/TARGET; crashes, timeouts and leaks to
+# build/fuzz/artifacts/TARGET/ (crash-*, timeout-*, leak-*, oom-*). Nothing
+# here is committed: a finding becomes a regression test
+# (tests/app/hostile_input_test.cc). Extra libFuzzer flags go in FUZZ_FLAGS,
+# e.g. FUZZ_FLAGS=-jobs=2 or FUZZ_FLAGS=-runs=2000 (CI's short run).
 set -euo pipefail
 
 seconds=${1:-600}
+target=${2:-pipeline_fuzzer}
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$root/build/fuzz
 corpus_src=${HLOSCOPE_CORPUS_DIR:-$root/../shared/corpus}
 
 cd "$root"
 cmake --preset fuzz >/dev/null
-cmake --build "$build" --target parse_fuzzer -j "${JOBS:-2}"
+cmake --build "$build" --target "$target" -j "${JOBS:-2}"
 
-mkdir -p "$build/seeds" "$build/corpus" "$build/artifacts"
-if [[ -d $corpus_src ]]; then
-  # Every HLO text file (not the buffer-assignment dump), flat names.
-  find "$corpus_src" -type f \( -name '*.hlo' -o -name '*.hlotxt' -o -name '*.txt' \) \
-      -not -path '*/buffer_assignment/*' -size -64k |
-    while read -r f; do
-      cp "$f" "$build/seeds/$(basename "$f")"
+seeds=$build/seeds/$target
+mkdir -p "$seeds" "$build/corpus/$target" "$build/artifacts/$target"
+copy_seed() {  # FILE NAME
+  [[ -f $1 ]] && [[ $(stat -c %s "$1") -lt 65536 ]] && cp "$1" "$seeds/$2" || true
+}
+case $target in
+  buffer_assignment_fuzzer)
+    if [[ -d $corpus_src ]]; then
+      find "$corpus_src" -type f -path '*buffer_assignment*' | while read -r f; do
+        copy_seed "$f" "$(basename "$f")"
+      done
+    fi
+    for f in "$root"/tests/fixtures/jax/*/buffer-assignment.txt; do
+      copy_seed "$f" "jax_$(basename "$(dirname "$f")").txt"
     done
-fi
-for f in "$root"/tests/fixtures/jax/*/module.hlo.txt; do
-  [[ -f $f ]] && [[ $(stat -c %s "$f") -lt 65536 ]] &&
-    cp "$f" "$build/seeds/jax_$(basename "$(dirname "$f")").hlo.txt"
-done
-echo "seeds: $(ls "$build/seeds" | wc -l) files; running ${seconds}s" >&2
+    ;;
+  *)
+    if [[ -d $corpus_src ]]; then
+      # Every HLO text file (not the buffer-assignment dumps), flat names.
+      find "$corpus_src" -type f \( -name '*.hlo' -o -name '*.hlotxt' -o -name '*.txt' \) \
+          -not -path '*buffer_assignment*' | while read -r f; do
+        copy_seed "$f" "$(basename "$f")"
+      done
+    fi
+    for d in "$root"/tests/fixtures/jax/*/; do
+      name=jax_$(basename "$d")
+      copy_seed "$d/module.hlo.txt" "$name.hlo.txt"
+      # The module with its dump after it: the verdict checks are reached.
+      if [[ $target == pipeline_fuzzer && -f $d/buffer-assignment.txt ]] &&
+          [[ $(cat "$d/module.hlo.txt" "$d/buffer-assignment.txt" | wc -c) -lt 65536 ]]; then
+        cat "$d/module.hlo.txt" "$d/buffer-assignment.txt" > "$seeds/$name.with_ba.txt"
+      fi
+    done
+    ;;
+esac
+echo "$target: $(ls "$seeds" | wc -l) seeds; running ${seconds}s" >&2
 
-exec "$build/fuzz/parse_fuzzer" "$build/corpus" "$build/seeds" \
+exec "$build/fuzz/$target" "$build/corpus/$target" "$seeds" \
   -max_len=65536 -rss_limit_mb=2048 -timeout=10 \
   -max_total_time="$seconds" -print_final_stats=1 \
-  -artifact_prefix="$build/artifacts/" ${FUZZ_FLAGS:-}
+  -artifact_prefix="$build/artifacts/$target/" ${FUZZ_FLAGS:-}

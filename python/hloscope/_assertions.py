@@ -14,6 +14,8 @@ through both. The message is the engine's too.
 
 from __future__ import annotations
 
+import math
+import numbers
 import os
 from typing import Any, Iterable, Optional, Union
 
@@ -93,6 +95,32 @@ def assert_inplace(fn: Any, /, *args: Any, updates: Optional[Iterable[str]] = No
     return _check("assert_inplace", report, options)
 
 
+_INT64_MAX = 2**63 - 1
+
+
+def _budget(name: str, value: Any) -> Optional[int]:
+    """A budget as the CLI takes it: a whole number from 0 to 2**63 - 1.
+
+    NaN, infinities, negative numbers and fractions are a ValueError (a
+    NaN budget would pass every program); a non-number is a TypeError.
+    """
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (numbers.Integral, numbers.Real)):
+        raise TypeError(f"{name} must be a whole number of bytes or copies, not "
+                        f"{type(value).__name__}")
+    if isinstance(value, numbers.Integral):
+        n = int(value)
+    else:
+        f = float(value)
+        if not math.isfinite(f) or not f.is_integer():
+            raise ValueError(f"{name} must be a whole number from 0 to {_INT64_MAX}, not {value!r}")
+        n = int(f)
+    if n < 0 or n > _INT64_MAX:
+        raise ValueError(f"{name} must be a whole number from 0 to {_INT64_MAX}, not {value!r}")
+    return n
+
+
 def assert_budget(fn: Any, /, *args: Any, max_copy_bytes: Optional[int] = None,
                   max_copies: Optional[int] = None, max_copies_in_loops: Optional[int] = None,
                   max_copy_bytes_in_loops: Optional[int] = None,
@@ -108,7 +136,9 @@ def assert_budget(fn: Any, /, *args: Any, max_copy_bytes: Optional[int] = None,
     --max-copies-in-loops N --max-copy-bytes-in-loops N``. Limits are per HLO
     module (one per jitted call). A copy whose execution count is unknown breaks
     any byte limit. Copies of scalars (the loop counter XLA copies in every loop)
-    are not counted unless ``count_scalar_copies=True``.
+    are not counted unless ``count_scalar_copies=True``. A limit is a whole
+    number from 0 to 2**63 - 1: NaN, infinities, negative numbers and
+    fractions raise ValueError (as the CLI rejects them with exit 2).
 
     `fn` is anything inspect() takes — every other keyword argument goes to `fn`
     — or a Report, HLO text, a dump path, or a jax.stages.Compiled/Lowered.
@@ -118,11 +148,11 @@ def assert_budget(fn: Any, /, *args: Any, max_copy_bytes: Optional[int] = None,
                                max_copy_bytes_in_loops)):
         raise TypeError("assert_budget() needs at least one of max_copy_bytes, max_copies, "
                         "max_copies_in_loops, max_copy_bytes_in_loops")
-    report = _report_of(fn, args, kwargs)
     options = _C.GateOptions()
-    options.max_copy_bytes = max_copy_bytes
-    options.max_copies = max_copies
-    options.max_copies_in_loops = max_copies_in_loops
-    options.max_copy_bytes_in_loops = max_copy_bytes_in_loops
+    options.max_copy_bytes = _budget("max_copy_bytes", max_copy_bytes)
+    options.max_copies = _budget("max_copies", max_copies)
+    options.max_copies_in_loops = _budget("max_copies_in_loops", max_copies_in_loops)
+    options.max_copy_bytes_in_loops = _budget("max_copy_bytes_in_loops", max_copy_bytes_in_loops)
+    report = _report_of(fn, args, kwargs)
     options.count_scalar_copies = count_scalar_copies
     return _check("assert_budget", report, options)

@@ -7,6 +7,15 @@
 // docs/json-format.md cannot drift apart. The typed dataclasses are built
 // from that JSON in hloscope/_report.py. Diagnostics become
 // hloscope.ParseError (defined in Python, hloscope/_errors.py).
+//
+// Robustness (docs/robustness.md): every string handed to Python is valid
+// UTF-8 with no control character from the input (EscapeForTerminal; the
+// JSON documents already are), so Python never raises UnicodeDecodeError
+// and str(report) cannot drive the user's terminal. Files are read, not
+// mapped: a file that shrinks under a mapping would kill the interpreter.
+// A Session's analyses are built lazily with the GIL released, so each
+// PySession serializes its calls with a mutex (taken after the GIL is
+// released: a thread waiting for it never holds the GIL).
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
@@ -15,6 +24,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -28,6 +38,7 @@
 #include "hloscope/report/json_model.h"
 #include "hloscope/report/render_fusions.h"
 #include "hloscope/report/wording.h"
+#include "hloscope/support/terminal_text.h"
 #include "hloscope/support/version.h"
 
 namespace nb = nanobind;
@@ -36,6 +47,9 @@ using namespace nb::literals;
 namespace {
 
 using hloscope::Session;
+
+// Text for Python: valid UTF-8, control characters escaped.
+std::string Safe(std::string_view text) { return hloscope::EscapeForTerminal(text, {.keep_newlines = true}); }
 
 // A Diagnostic on its way to Python; translated to hloscope.ParseError.
 struct DiagnosticError {
@@ -69,7 +83,7 @@ struct PyGateOptions {
     for (const std::string& text : lines) {
       std::string error;
       std::optional<hloscope::LineSpec> spec = hloscope::ParseLineSpec(text, &error);
-      if (!spec) throw nb::value_error(("bad line '" + text + "': " + error).c_str());
+      if (!spec) throw nb::value_error(Safe("bad line '" + text + "': " + error).c_str());
       g.lines.push_back(*spec);
     }
     return g;
@@ -79,7 +93,7 @@ struct PyGateOptions {
 // An open input and its analyses; what a Report holds on to.
 class PySession {
  public:
-  explicit PySession(std::unique_ptr<Session> s) : s_(std::move(s)) {}
+  explicit PySession(std::unique_ptr<Session> s) : s_(std::move(s)), mu_(std::make_unique<std::mutex>()) {}
 
   static PySession Open(hloscope::SessionRequest request) {
     hloscope::Result<std::unique_ptr<Session>> s = [&] {
@@ -106,34 +120,38 @@ class PySession {
     r.path = std::move(path);
     r.buffer_assignment_path = ba_path.value_or("");
     r.find_buffer_assignment = find;
+    r.input.map_regular_files = false;
     return Open(std::move(r));
   }
 
   std::vector<std::string> module_names() const {
     std::vector<std::string> out;
-    for (const hloscope::HloModule* m : s_->modules()) out.push_back(std::string(m->name()));
+    for (const hloscope::HloModule* m : s_->modules()) out.push_back(Safe(m->name()));
     return out;
   }
-  std::string buffer_assignment_path() const { return s_->buffer_assignment_path(); }
+  std::string buffer_assignment_path() const { return Safe(s_->buffer_assignment_path()); }
 
   std::string check_json(const std::string& scope) {
     nb::gil_scoped_release release;
+    std::lock_guard lock(*mu_);
     std::vector<hloscope::ModuleCheck> checks = hloscope::ScopedChecks(*s_, scope);
     return hloscope::JsonText(hloscope::CheckToJson(hloscope::Pointers(checks)));
   }
 
   std::string check_text(const std::string& scope, int64_t min_copy_bytes_shown) {
     nb::gil_scoped_release release;
+    std::lock_guard lock(*mu_);
     std::vector<hloscope::ModuleCheck> checks = hloscope::ScopedChecks(*s_, scope);
     hloscope::CheckTextOptions options;
     options.min_copy_bytes_shown = min_copy_bytes_shown;
     std::ostringstream out;
     hloscope::RenderCheckText(hloscope::Pointers(checks), options, out);
-    return out.str();
+    return Safe(out.str());
   }
 
   std::string fusions_json(const std::string& scope) {
     nb::gil_scoped_release release;
+    std::lock_guard lock(*mu_);
     hloscope::FusionsRequest request;
     request.format = hloscope::OutputFormat::kJson;
     request.scope = scope;
@@ -147,10 +165,11 @@ class PySession {
   std::optional<std::string> gate_failure(const PyGateOptions& options, const std::string& title) {
     hloscope::GateOptions gates = options.ToGates();
     nb::gil_scoped_release release;
+    std::lock_guard lock(*mu_);
     std::vector<const hloscope::ModuleCheck*> modules = s_->Checks();
     std::vector<hloscope::Violation> violations = hloscope::EvaluateGates(modules, gates);
     if (violations.empty()) return std::nullopt;
-    return hloscope::GateFailureMessage(title, violations, modules);
+    return Safe(hloscope::GateFailureMessage(title, violations, modules));
   }
 
   // The check document with the gates' verdict ("gate"), as `check
@@ -158,6 +177,7 @@ class PySession {
   std::string gate_json(const PyGateOptions& options) {
     hloscope::GateOptions gates = options.ToGates();
     nb::gil_scoped_release release;
+    std::lock_guard lock(*mu_);
     std::vector<const hloscope::ModuleCheck*> modules = s_->Checks();
     std::vector<hloscope::Violation> violations = hloscope::EvaluateGates(modules, gates);
     return hloscope::JsonText(hloscope::CheckToJson(modules, &violations));
@@ -165,6 +185,7 @@ class PySession {
 
  private:
   std::unique_ptr<Session> s_;
+  std::unique_ptr<std::mutex> mu_;  // a pointer: PySession is returned by value
 };
 
 std::tuple<int, std::string, std::string> RunCli(const std::vector<std::string>& args) {
@@ -182,11 +203,11 @@ void TranslateDiagnostic(const std::exception_ptr& p, void*) {
     std::rethrow_exception(p);
   } catch (const DiagnosticError& e) {
     const hloscope::Diagnostic& d = e.diagnostic;
-    std::string formatted = d.Format();
+    std::string formatted = Safe(d.Format());
     while (!formatted.empty() && formatted.back() == '\n') formatted.pop_back();
     try {
       nb::object cls = nb::module_::import_("hloscope._errors").attr("ParseError");
-      nb::object exc = cls(d.message, "path"_a = d.path, "line"_a = d.line, "column"_a = d.column,
+      nb::object exc = cls(Safe(d.message), "path"_a = Safe(d.path), "line"_a = d.line, "column"_a = d.column,
                            "formatted"_a = formatted);
       PyErr_SetObject(cls.ptr(), exc.ptr());
     } catch (nb::python_error& err) {

@@ -149,7 +149,9 @@ void EvaluateModule(const ModuleCheck& m, const GateOptions& o, std::vector<Viol
       else
         v.amount = SatAdd(v.amount, *c->total_bytes);
     }
-    if (v.amount > *limit || v.amount_unknown) out.push_back(std::move(v));
+    // An amount past INT64_MAX (saturated) is over every budget, even
+    // INT64_MAX itself: "overflow" must never pass a gate.
+    if (v.amount > *limit || v.amount == kSaturated || v.amount_unknown) out.push_back(std::move(v));
   };
   auto count = [&](std::optional<int64_t> limit, const std::vector<const CopyFinding*>& cs,
                    Violation::Kind kind) {

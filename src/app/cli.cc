@@ -8,6 +8,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cerrno>
+#include <charconv>
 #include <cstring>
 #include <functional>
 #include <memory>
@@ -20,6 +21,20 @@
 
 namespace hloscope {
 namespace {
+
+// A budget is a whole number from 0 to INT64_MAX. CLI11 alone would take
+// "-1" (a gate no program passes) and let a number past INT64_MAX through
+// unchecked; both are usage errors (exit 2).
+const CLI::Validator kBudget(
+    [](std::string& value) -> std::string {
+      int64_t n = 0;
+      const char* end = value.data() + value.size();
+      auto [ptr, ec] = std::from_chars(value.data(), end, n);
+      if (ec != std::errc() || ptr != end || n < 0)
+        return fmt::format("{} is not a whole number from 0 to {}", value, INT64_MAX);
+      return "";
+    },
+    "N");
 
 // What every reading command has: FILE, --format, and how to open it.
 struct InputFlags {
@@ -99,12 +114,16 @@ Runner AddCheck(CLI::App& app) {
   cmd->add_flag("--fail-on-contradiction", g.fail_on_contradiction,
                 "exit 1 if the buffer assignment contradicts a verdict");
   cmd->add_option("--max-copy-bytes", g.max_copy_bytes,
-                  "exit 1 if array copies move more than N bytes per call");
-  cmd->add_option("--max-copies", g.max_copies, "exit 1 if there are more than N array copies");
+                  "exit 1 if array copies move more than N bytes per call")
+      ->check(kBudget);
+  cmd->add_option("--max-copies", g.max_copies, "exit 1 if there are more than N array copies")
+      ->check(kBudget);
   cmd->add_option("--max-copies-in-loops", g.max_copies_in_loops,
-                  "exit 1 if more than N array copies run inside loops");
+                  "exit 1 if more than N array copies run inside loops")
+      ->check(kBudget);
   cmd->add_option("--max-copy-bytes-in-loops", g.max_copy_bytes_in_loops,
-                  "exit 1 if array copies inside loops move more than N bytes per call");
+                  "exit 1 if array copies inside loops move more than N bytes per call")
+      ->check(kBudget);
   cmd->add_flag("--count-scalar-copies", g.count_scalar_copies,
                 "gates count copies of scalars too (the loop counters XLA copies in every loop)");
   cmd->add_option("--update", g.update_names,
@@ -112,7 +131,7 @@ Runner AddCheck(CLI::App& app) {
   cmd->add_option("--line", f->lines, "gate only the updates of this line (train.py:42; repeatable)");
   cmd->add_option("--min-copy-bytes", f->req.text.min_copy_bytes_shown,
                   "list only copies moving at least N bytes per call (text)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(kBudget);
   AddScope(cmd, &f->req.scope);
   return [f](std::ostream& out, std::ostream& err) {
     f->req.format = f->in.output_format();

@@ -3,6 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <sstream>
+#include <string>
+#include <vector>
+
 #include "hloscope/support/saturating.h"
 
 namespace hloscope {
@@ -25,6 +29,47 @@ TEST(TerminalTextTest, ControlCharactersAndBadUtf8AreEscaped) {
     std::string out = EscapeForTerminal(std::string(1, static_cast<char>(c)), {.keep_newlines = true});
     EXPECT_TRUE(IsTerminalSafe(out, {.keep_newlines = true})) << c;
   }
+}
+
+// What a command writes through the CLI's filter, in pieces.
+std::string Filtered(const std::vector<std::string>& pieces, bool* ok = nullptr) {
+  std::ostringstream out;
+  TerminalSafeStreambuf buf(out.rdbuf(), {.keep_newlines = true});
+  std::ostream os(&buf);
+  for (const std::string& p : pieces) os << p;
+  bool finished = buf.Finish();
+  if (ok) *ok = finished;
+  return out.str();
+}
+
+TEST(TerminalSafeStreambufTest, EscapesLikeEscapeForTerminalWhateverTheChunks) {
+  const std::string text = "op \"\x1b[2J\" — ×2\n\xff ok ■\n";
+  // Every split into two writes, including inside the 2- and 3-byte
+  // characters: a split UTF-8 sequence is held back, not escaped.
+  for (size_t cut = 0; cut <= text.size(); ++cut)
+    EXPECT_EQ(Filtered({text.substr(0, cut), text.substr(cut)}),
+              EscapeForTerminal(text, {.keep_newlines = true}))
+        << cut;
+  // A truncated sequence at the end is escaped when the stream finishes.
+  EXPECT_EQ(Filtered({"ab\xe2\x80"}), "ab\\xe2\\x80");
+  // Large output passes through in chunks, unchanged.
+  std::string big(1 << 20, 'x');
+  EXPECT_EQ(Filtered({big}), big);
+}
+
+// A destination that refuses every write: a full disk.
+class FullDisk : public std::streambuf {
+ protected:
+  int_type overflow(int_type) override { return traits_type::eof(); }
+  std::streamsize xsputn(const char*, std::streamsize) override { return 0; }
+};
+
+TEST(TerminalSafeStreambufTest, AFailedWriteIsReported) {
+  FullDisk full;
+  TerminalSafeStreambuf buf(&full);
+  std::ostream os(&buf);
+  os << std::string(100000, 'x');
+  EXPECT_FALSE(buf.Finish());
 }
 
 TEST(SaturatingTest, NeverWraps) {
