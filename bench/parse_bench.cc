@@ -9,6 +9,11 @@
 // parse the file, execution counts, check) and the text report.
 // BM_ParseCorpus: all HLO files of ../shared/corpus. bench/run_parse_bench.py
 // runs these next to XLA's own parser and `wc -l` and prints the ratios.
+// BM_ParseBufferAssignment/KIND/MB: the buffer-assignment parser on
+// generated dumps of 1, 4 and 16 MB — a plain one, one whose every value
+// names the same instruction, one value wrapped over every line. Linear
+// parsing shows as the same bytes/s at every size (it was quadratic in the
+// last two: 59 s for 10 MB).
 #include <benchmark/benchmark.h>
 
 #include <cstdlib>
@@ -21,6 +26,7 @@
 #include "hloscope/analysis/check.h"
 #include "hloscope/app/commands.h"
 #include "hloscope/app/session.h"
+#include "hloscope/parser/buffer_assignment.h"
 #include "hloscope/parser/parser.h"
 
 namespace {
@@ -123,6 +129,40 @@ void BM_ParseCorpus(benchmark::State& state) {
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * bytes);
 }
 BENCHMARK(BM_ParseCorpus)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// A generated buffer-assignment dump of about `mb` MB.
+std::string GeneratedDump(int kind, int64_t mb) {
+  std::string out = "BufferAssignment:\n";
+  const size_t target = static_cast<size_t>(mb) << 20;
+  int64_t n = 0;
+  for (int64_t a = 0; out.size() < target; ++a) {
+    if (kind == 2) {  // one value wrapped over every line: never complete
+      out += "allocation 0: size 4096, preallocated-temp:\n value: <0 x @0>\n";
+      while (out.size() < target) out += "  (\n";
+      break;
+    }
+    out += "allocation " + std::to_string(a) + ": size 4096, preallocated-temp:\n";
+    for (int v = 0; v < 8; ++v, ++n) {
+      std::string name = kind == 0 ? "fusion." + std::to_string(n) : "tuple.1{" + std::to_string(n) + "}";
+      out += " value: <" + std::to_string(n) + " " + name + " @0> (size=4096,offset=0): f32[1024]{0}\n";
+    }
+  }
+  return out;
+}
+
+void BM_ParseBufferAssignment(benchmark::State& state) {
+  std::string text = GeneratedDump(static_cast<int>(state.range(0)), state.range(1));
+  for (auto _ : state) {
+    auto ba = hloscope::ParseBufferAssignment(text, "<generated>");
+    benchmark::DoNotOptimize(ba.ok());
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(text.size()));
+}
+BENCHMARK(BM_ParseBufferAssignment)
+    ->ArgNames({"kind", "MB"})
+    ->ArgsProduct({{0, 1, 2}, {1, 4, 16}})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 }  // namespace
 

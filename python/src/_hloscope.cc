@@ -134,18 +134,18 @@ class PySession {
   std::string check_json(const std::string& scope) {
     nb::gil_scoped_release release;
     std::lock_guard lock(*mu_);
-    std::vector<hloscope::ModuleCheck> checks = hloscope::ScopedChecks(*s_, scope);
-    return hloscope::JsonText(hloscope::CheckToJson(hloscope::Pointers(checks)));
+    hloscope::ScopedChecks checks(*s_, scope);
+    return hloscope::CheckJsonText(checks.modules());
   }
 
   std::string check_text(const std::string& scope, int64_t min_copy_bytes_shown) {
     nb::gil_scoped_release release;
     std::lock_guard lock(*mu_);
-    std::vector<hloscope::ModuleCheck> checks = hloscope::ScopedChecks(*s_, scope);
+    hloscope::ScopedChecks checks(*s_, scope);
     hloscope::CheckTextOptions options;
     options.min_copy_bytes_shown = min_copy_bytes_shown;
     std::ostringstream out;
-    hloscope::RenderCheckText(hloscope::Pointers(checks), options, out);
+    hloscope::RenderCheckText(checks.modules(), options, out);
     return Safe(out.str());
   }
 
@@ -180,7 +180,7 @@ class PySession {
     std::lock_guard lock(*mu_);
     std::vector<const hloscope::ModuleCheck*> modules = s_->Checks();
     std::vector<hloscope::Violation> violations = hloscope::EvaluateGates(modules, gates);
-    return hloscope::JsonText(hloscope::CheckToJson(modules, &violations));
+    return hloscope::CheckJsonText(modules, &violations);
   }
 
  private:

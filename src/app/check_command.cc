@@ -4,28 +4,26 @@
 
 namespace hloscope {
 
-std::vector<ModuleCheck> ScopedChecks(Session& session, const std::string& scope) {
-  std::vector<ModuleCheck> out;
-  for (size_t i = 0; i < session.module_count(); ++i) {
-    out.push_back(session.Analysis(i).check);
-    if (!scope.empty()) FilterFindingsByScope(&out.back(), scope);
+ScopedChecks::ScopedChecks(Session& session, const std::string& scope) {
+  if (scope.empty()) {
+    modules_ = session.Checks();
+    return;
   }
-  return out;
-}
-
-std::vector<const ModuleCheck*> Pointers(const std::vector<ModuleCheck>& checks) {
-  std::vector<const ModuleCheck*> out;
-  for (const ModuleCheck& c : checks) out.push_back(&c);
-  return out;
+  filtered_.reserve(session.module_count());
+  for (size_t i = 0; i < session.module_count(); ++i) {
+    filtered_.push_back(session.Analysis(i).check);
+    FilterFindingsByScope(&filtered_.back(), scope);
+  }
+  for (const ModuleCheck& c : filtered_) modules_.push_back(&c);
 }
 
 int RunCheckCommand(Session& session, const CheckRequest& request, std::ostream& out, std::ostream& err) {
-  std::vector<ModuleCheck> checks = ScopedChecks(session, request.scope);
-  std::vector<const ModuleCheck*> modules = Pointers(checks);
+  ScopedChecks checks(session, request.scope);
+  const std::vector<const ModuleCheck*>& modules = checks.modules();
   std::vector<Violation> violations;
   if (request.gates.any()) violations = EvaluateGates(modules, request.gates);
   if (request.format == OutputFormat::kJson)
-    out << JsonText(CheckToJson(modules, request.gates.any() ? &violations : nullptr));
+    WriteCheckJson(modules, request.gates.any() ? &violations : nullptr, out);
   else
     RenderCheckText(modules, request.text, out);
   if (violations.empty()) return kExitOk;

@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <charconv>
+#include <set>
 #include <system_error>
+#include <unordered_map>
 
 namespace hloscope {
 
@@ -36,8 +38,8 @@ bool StartsEntry(std::string_view trimmed) {
 
 // Depth of ()[]{} nesting at the end of `s`; 0 when balanced. '<' is not
 // counted because bounded dimensions print as `<=N`.
-int BracketDepth(std::string_view s) {
-  int depth = 0;
+int64_t BracketDepth(std::string_view s) {
+  int64_t depth = 0;
   for (char c : s) {
     if (c == '(' || c == '[' || c == '{') ++depth;
     if (c == ')' || c == ']' || c == '}') --depth;
@@ -45,21 +47,48 @@ int BracketDepth(std::string_view s) {
   return depth;
 }
 
+// Where to start looking for a token of `n` characters that may straddle
+// the piece appended at `from`.
+size_t Back(size_t from, size_t n) { return from >= n ? from - n : 0; }
+
+// Whether a logical line is complete, decided as its pieces arrive: each
+// piece is scanned once, so a header or value wrapped over many lines (or
+// a crafted one over a million) stays linear.
+//
 // A header is done once it ends with ':' after the size; "allocation 3:"
 // alone is the start of a header wrapped right after the index.
-bool HeaderComplete(std::string_view text) {
-  text = TrimRight(text);
-  return text.ends_with(':') && text.find(" size ") != std::string_view::npos;
-}
-
-bool ValueComplete(std::string_view text) {
-  text = TrimRight(text);
-  if (text.ends_with(':') || text.ends_with(',')) return false;
-  if (text.find("(size=") == std::string_view::npos && text.find("(color=") == std::string_view::npos) {
-    return false;
+class HeaderCompletion {
+ public:
+  // `text` is the joined line; [from, end) was just appended.
+  void Add(std::string_view text, size_t from) {
+    if (!has_size_) has_size_ = text.find(" size ", Back(from, 6)) != std::string_view::npos;
   }
-  return BracketDepth(text) == 0;
-}
+  bool Done(std::string_view text) const { return has_size_ && TrimRight(text).ends_with(':'); }
+
+ private:
+  bool has_size_ = false;
+};
+
+// A value is done once it has its size (or color), is not left hanging on
+// ':' or ',', and its brackets balance.
+class ValueCompletion {
+ public:
+  void Add(std::string_view text, size_t from) {
+    if (!has_size_)
+      has_size_ = text.find("(size=", Back(from, 6)) != std::string_view::npos ||
+                  text.find("(color=", Back(from, 7)) != std::string_view::npos;
+    depth_ += BracketDepth(text.substr(from));
+  }
+  bool Done(std::string_view text) const {
+    text = TrimRight(text);
+    if (text.ends_with(':') || text.ends_with(',')) return false;
+    return has_size_ && depth_ == 0;
+  }
+
+ private:
+  bool has_size_ = false;
+  int64_t depth_ = 0;
+};
 
 // One physical line of the input: [begin, end) without the line break.
 struct PhysicalLine {
@@ -112,10 +141,11 @@ class BufferAssignmentParser {
   std::string_view LineText(size_t i) const {
     return text_.substr(lines_[i].begin, lines_[i].end - lines_[i].begin);
   }
-  // Joins line `*i` with its continuations while `complete` says the text
-  // is unfinished; leaves `*i` on the last line used.
-  template <typename Complete>
-  LogicalLine Gather(size_t* i, Complete complete) const;
+  // Joins line `*i` with its continuations while a Completion
+  // (HeaderCompletion, ValueCompletion) says the text is unfinished; leaves
+  // `*i` on the last line used.
+  template <typename Completion>
+  LogicalLine Gather(size_t* i) const;
 
   bool ParseHeader(const LogicalLine& line, BufferAllocation* out);
   bool ParseHeaderItem(const LogicalLine& line, size_t begin, size_t end, BufferAllocation* out);
@@ -149,18 +179,22 @@ void BufferAssignmentParser::SplitLines() {
   }
 }
 
-template <typename Complete>
-LogicalLine BufferAssignmentParser::Gather(size_t* i, Complete complete) const {
+template <typename Completion>
+LogicalLine BufferAssignmentParser::Gather(size_t* i) const {
   LogicalLine line;
+  Completion completion;
   std::string_view raw_first = LineText(*i);
   std::string_view first = Trim(raw_first);
   line.Append(first, lines_[*i].begin + (raw_first.size() - TrimLeft(raw_first).size()));
-  while (!complete(line.text()) && *i + 1 < lines_.size()) {
+  completion.Add(line.text(), 0);
+  while (!completion.Done(line.text()) && *i + 1 < lines_.size()) {
     std::string_view raw = LineText(*i + 1);
     std::string_view next = Trim(raw);
     if (next.empty() || StartsEntry(next)) break;
     ++*i;
+    size_t from = line.text().size();
     line.Append(next, lines_[*i].begin + (raw.size() - TrimLeft(raw).size()));
+    completion.Add(line.text(), from);
   }
   return line;
 }
@@ -424,6 +458,7 @@ bool BufferAssignmentParser::Parse(std::vector<BufferAllocation>* allocations) {
   }
 
   Section section = Section::kValues;
+  std::unordered_map<int64_t, int64_t> line_of_allocation;  // index -> header line
   for (; i < lines_.size(); ++i) {
     std::string_view raw = LineText(i);
     std::string_view trimmed = Trim(raw);
@@ -445,20 +480,21 @@ bool BufferAssignmentParser::Parse(std::vector<BufferAllocation>* allocations) {
     if (trimmed.starts_with("allocation ")) {
       BufferAllocation allocation;
       allocation.line = static_cast<int64_t>(i) + 1;
-      LogicalLine line = Gather(&i, HeaderComplete);
+      LogicalLine line = Gather<HeaderCompletion>(&i);
       if (!ParseHeader(line, &allocation)) return false;
-      for (const BufferAllocation& a : *allocations) {
-        if (a.index == allocation.index) {
-          return Fail(line, 0,
-                      fmt::format("duplicate allocation {} (first at line {})", allocation.index, a.line));
-        }
+      // A hash lookup, not a scan of the allocations so far: a dump of
+      // 10^6 allocations is read in linear time.
+      auto [it, inserted] = line_of_allocation.try_emplace(allocation.index, allocation.line);
+      if (!inserted) {
+        return Fail(line, 0,
+                    fmt::format("duplicate allocation {} (first at line {})", allocation.index, it->second));
       }
       allocations->push_back(std::move(allocation));
       section = Section::kValues;
       continue;
     }
     if (trimmed.starts_with("value:")) {
-      LogicalLine line = Gather(&i, ValueComplete);
+      LogicalLine line = Gather<ValueCompletion>(&i);
       if (allocations->empty()) {
         return Fail(line, 0, "'value:' line before any 'allocation' header");
       }
@@ -537,14 +573,27 @@ Result<BufferAssignment> ParseBufferAssignment(std::string_view text, std::strin
   BufferAssignmentParser parser(text, path);
   BufferAssignment result;
   if (!parser.Parse(&result.allocations_)) return std::move(parser.error());
+  // An instruction with many values (a huge tuple, or a crafted dump that
+  // names one instruction a million times) gets a set of its indices, so
+  // that dropping duplicates stays O(n log n) instead of O(n^2).
+  constexpr size_t kScanLimit = 16;
+  std::unordered_map<const std::vector<BufferAssignment::ValueRef>*, std::set<ShapeIndex>> many;
   for (size_t a = 0; a < result.allocations_.size(); ++a) {
     const std::vector<BufferValue>& values = result.allocations_[a].values;
     for (size_t v = 0; v < values.size(); ++v) {
       auto& refs = result.by_instruction_[values[v].instruction];
+      const ShapeIndex& index = values[v].index;
       // A value has one slice; should a dump list it twice, the first wins.
-      bool seen =
-          std::any_of(refs.begin(), refs.end(), [&](const auto& r) { return r.index == values[v].index; });
-      if (!seen) refs.push_back({values[v].index, a, v});
+      bool seen;
+      if (refs.size() < kScanLimit) {
+        seen = std::any_of(refs.begin(), refs.end(), [&](const auto& r) { return r.index == index; });
+      } else {
+        auto [it, fresh] = many.try_emplace(&refs);
+        if (fresh)
+          for (const auto& r : refs) it->second.insert(r.index);
+        seen = !it->second.insert(index).second;
+      }
+      if (!seen) refs.push_back({index, a, v});
     }
   }
   return result;

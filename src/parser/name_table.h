@@ -3,7 +3,8 @@
 // shape text up in one of these, so it is built for that job: power-of-two
 // capacity, linear probing, no erase, and a hash that eats eight bytes per
 // step (metadata texts are ~80 bytes; a byte-at-a-time hash spent a
-// multiply per byte on them).
+// multiply per byte on them), seeded per process against crafted
+// collisions (support/hash.h).
 //
 // Each slot keeps 32 bits of the hash next to the key, so a probe that hits
 // another key is rejected without reading that key's text, which lies
@@ -17,41 +18,9 @@
 #include <string_view>
 #include <vector>
 
-namespace hloscope {
+#include "hloscope/support/hash.h"
 
-// A fast, non-cryptographic hash of a byte string (whole 8-byte words, the
-// tail read as one overlapping word; never reads outside the key).
-inline uint64_t HashBytes(const char* p, size_t n) {
-  constexpr uint64_t kMul = 0x9E3779B97F4A7C15ull;
-  auto load64 = [](const char* q) {
-    uint64_t w;
-    std::memcpy(&w, q, 8);
-    return w;
-  };
-  auto load32 = [](const char* q) {
-    uint32_t w;
-    std::memcpy(&w, q, 4);
-    return static_cast<uint64_t>(w);
-  };
-  auto mix = [](uint64_t h, uint64_t w) {
-    h = (h ^ w) * kMul;
-    return h ^ (h >> 29);
-  };
-  uint64_t h = n * kMul;
-  if (n >= 8) {
-    const char* end = p + n;
-    for (; end - p > 8; p += 8) h = mix(h, load64(p));
-    h = mix(h, load64(end - 8));
-  } else if (n >= 4) {
-    h = mix(h, load32(p) | (load32(p + n - 4) << 32));
-  } else if (n > 0) {
-    h = mix(h, static_cast<unsigned char>(p[0]) |
-                   (static_cast<uint64_t>(static_cast<unsigned char>(p[n / 2])) << 8) |
-                   (static_cast<uint64_t>(static_cast<unsigned char>(p[n - 1])) << 16));
-  }
-  h *= 0xBF58476D1CE4E5B9ull;
-  return h ^ (h >> 32);
-}
+namespace hloscope {
 
 template <typename V>
 class NameTable {

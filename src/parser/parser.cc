@@ -76,8 +76,8 @@ void HloParserImpl::StartModule(size_t offset) {
 }
 
 std::string_view HloParserImpl::Synthesize(std::string name) {
-  module_->synthesized_.push_back(std::move(name));
-  return module_->synthesized_.back();
+  module_->synthesized_.push_front(std::move(name));
+  return module_->synthesized_.front();
 }
 
 void HloParserImpl::FinishModule() {

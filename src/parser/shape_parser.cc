@@ -125,8 +125,8 @@ const Shape* HloParserImpl::UnknownShape() {
   if (!unknown_shape_) {
     Shape unknown;
     unknown.element_type = PrimitiveType::kTuple;
-    module_->shapes_.push_back(std::move(unknown));
-    unknown_shape_ = &module_->shapes_.back();
+    module_->shapes_.push_front(std::move(unknown));
+    unknown_shape_ = &module_->shapes_.front();
   }
   return unknown_shape_;
 }
@@ -217,8 +217,8 @@ const Shape* HloParserImpl::BuildShape(size_t start, size_t end, int depth) {
   }
   if (p_ != end) Error(p_, "unexpected text in shape");
   p_ = saved;
-  module_->shapes_.push_back(std::move(shape));
-  return &module_->shapes_.back();
+  module_->shapes_.push_front(std::move(shape));
+  return &module_->shapes_.front();
 }
 
 // layout        ::= '{' [INT (',' INT)*] [':' sub_attribute*] '}'

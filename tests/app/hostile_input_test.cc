@@ -143,7 +143,8 @@ std::string NestedFusions(int depth) {
 TEST_F(HostileInputTest, ADeepChainOfNestedFusionsIsAnErrorNotAStackOverflow) {
   CliRun r = Cli({"check", Write("deep.hlo", NestedFusions(2000))});
   EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.err.find("error: computations are nested more than 256 levels deep at"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("error: computations are nested more than 256 levels deep at"), std::string::npos)
+      << r.err;
   // 200 levels are analysed.
   for (int code : EveryCommand(Write("ok.hlo", NestedFusions(200)))) EXPECT_LE(code, 1);
 }

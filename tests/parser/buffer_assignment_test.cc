@@ -230,6 +230,42 @@ TEST(BufferAssignmentTest, WrappedHeadersAreJoined) {
   EXPECT_EQ(a1.values[0].shape, "f32[32]{0}");
 }
 
+// Dumps that made the parser quadratic (bench/parse_bench.cc measures the
+// speed; these pin the behaviour, and ctest's time limit the hang).
+TEST(BufferAssignmentTest, OneValueWrappedOverManyLinesIsOneError) {
+  std::string text = "BufferAssignment:\nallocation 0: size 4096, preallocated-temp:\n value: <0 x @0>\n";
+  for (int i = 0; i < 200000; ++i) text += "  (\n";
+  auto ba = ParseBufferAssignment(text, "ba.txt");
+  ASSERT_FALSE(ba.ok());
+  EXPECT_EQ(ba.error().message, "expected '(size=' after the value");
+  EXPECT_EQ(ba.error().line, 4);
+}
+
+TEST(BufferAssignmentTest, OneInstructionWithManyIndicesKeepsTheFirstOfEach) {
+  std::string text = "BufferAssignment:\nallocation 0: size 4096, preallocated-temp:\n";
+  const int n = 100000;
+  for (int i = 0; i < n; ++i)
+    text += " value: <" + std::to_string(i) + " t{" + std::to_string(i % (n / 2)) +
+            "} @0> (size=4,offset=" + std::to_string(4 * i) + "): f32[]\n";
+  auto ba = ParseBufferAssignment(text, "ba.txt");
+  ASSERT_TRUE(ba.ok()) << ba.error().Format();
+  // Index 7 is listed twice (offsets 28 and 4*(7+n/2)): the first wins.
+  auto slice = ba->SliceOf("t", {7});
+  ASSERT_TRUE(slice.has_value());
+  EXPECT_EQ(slice->offset, 28);
+  EXPECT_EQ(ba->SliceOf("t", {n / 2 - 1})->offset, 4 * (n / 2 - 1));
+}
+
+TEST(BufferAssignmentTest, ManyAllocationsAndADuplicate) {
+  std::string text = "BufferAssignment:\n";
+  for (int i = 0; i < 100000; ++i)
+    text += "allocation " + std::to_string(i) + ": size 4, preallocated-temp:\n";
+  text += "allocation 5: size 4, preallocated-temp:\n";
+  auto ba = ParseBufferAssignment(text, "ba.txt");
+  ASSERT_FALSE(ba.ok());
+  EXPECT_EQ(ba.error().message, "duplicate allocation 5 (first at line 7)");
+}
+
 TEST(BufferAssignmentTest, CorpusDocumentationExample) {
   const std::string path = HLOSCOPE_CORPUS_DIR
       "/buffer_assignment/"

@@ -26,6 +26,7 @@
 #include "hloscope/analysis/line_spec.h"
 #include "hloscope/analysis/source_map.h"
 #include "hloscope/ir/module.h"
+#include "hloscope/support/hash.h"
 
 namespace hloscope {
 
@@ -78,7 +79,7 @@ class SourceIndex {
   std::vector<const HloInstruction*> instrs_;  // by id
   std::vector<int32_t> entry_of_;              // by id; -1 = none
   std::vector<Entry> entries_;
-  std::unordered_map<std::string, int32_t> entry_by_key_;
+  std::unordered_map<std::string, int32_t, NameHash, std::equal_to<>> entry_by_key_;
   std::unordered_map<const HloComputation*, const HloInstruction*> kernel_caller_;
 };
 

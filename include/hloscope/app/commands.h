@@ -24,9 +24,18 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitFindings = 1;
 inline constexpr int kExitError = 2;
 
-// Every module's check findings, restricted to a named scope (empty: all).
-std::vector<ModuleCheck> ScopedChecks(Session& session, const std::string& scope);
-std::vector<const ModuleCheck*> Pointers(const std::vector<ModuleCheck>& checks);
+// Every module's check findings, restricted to a named scope. Without a
+// scope they are the session's own, not copies (a copy per module doubled
+// the memory of an input of many small modules).
+class ScopedChecks {
+ public:
+  ScopedChecks(Session& session, const std::string& scope);
+  const std::vector<const ModuleCheck*>& modules() const { return modules_; }
+
+ private:
+  std::vector<ModuleCheck> filtered_;
+  std::vector<const ModuleCheck*> modules_;
+};
 
 struct CheckRequest {
   OutputFormat format = OutputFormat::kText;

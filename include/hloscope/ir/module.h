@@ -11,7 +11,7 @@
 #ifndef HLOSCOPE_IR_MODULE_H_
 #define HLOSCOPE_IR_MODULE_H_
 
-#include <deque>
+#include <forward_list>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -100,9 +100,11 @@ class HloModule {
   std::vector<BufferDonor> donors_;
   StackFrameIndex stack_frames_;
   Arena arena_;
-  std::deque<Shape> shapes_;
+  // Lists, not deques: a deque allocates 1 KiB when constructed, and an
+  // input may hold 250,000 modules of a few instructions each.
+  std::forward_list<Shape> shapes_;
   // Text the parser had to make up (names of nested operands).
-  std::deque<std::string> synthesized_;
+  std::forward_list<std::string> synthesized_;
   mutable std::vector<uint64_t> line_starts_;
   // A deleter defined in module.cc, so that HloNameIndex can stay
   // incomplete here (it includes this header's computations).

@@ -1,5 +1,5 @@
 // HloNameIndex: every computation and instruction of a module by name,
-// built once (hash maps) on the first lookup (HloModule::names()), so
+// built once (hash maps, seeded: support/hash.h) on the first lookup (HloModule::names()), so
 // nothing after the parser looks a name up by scanning the module.
 //
 // Names are unique within a module in XLA's own output (HloModule's name
@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "hloscope/ir/computation.h"
+#include "hloscope/support/hash.h"
 
 namespace hloscope {
 
@@ -47,12 +48,12 @@ class HloNameIndex {
   Lookup Resolve(std::string_view text) const;
 
  private:
-  std::unordered_map<std::string_view, std::vector<const HloComputation*>> computations_;
+  std::unordered_map<std::string_view, std::vector<const HloComputation*>, NameHash> computations_;
   // Names are nearly always unique: the first instruction of each name in
   // one table, the rare later ones in another (a large module has a
   // million names; a vector per name would double the index).
-  std::unordered_map<std::string_view, const HloInstruction*> first_;
-  std::unordered_multimap<std::string_view, const HloInstruction*> more_;
+  std::unordered_map<std::string_view, const HloInstruction*, NameHash> first_;
+  std::unordered_multimap<std::string_view, const HloInstruction*, NameHash> more_;
 };
 
 }  // namespace hloscope

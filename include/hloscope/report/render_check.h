@@ -5,6 +5,7 @@
 #define HLOSCOPE_REPORT_RENDER_CHECK_H_
 
 #include <ostream>
+#include <string>
 #include <vector>
 
 #include "hloscope/analysis/findings.h"
@@ -20,10 +21,14 @@ struct CheckTextOptions {
 
 void RenderCheckText(const std::vector<const ModuleCheck*>& modules, const CheckTextOptions& options,
                      std::ostream& out);
-// The document; with `gates` (the gates that were asked for, evaluated),
-// it carries their violations too.
-Json CheckToJson(const std::vector<const ModuleCheck*>& modules,
-                 const std::vector<Violation>* violations = nullptr);
+// The document (docs/json-format.md), written as it is built; with
+// `violations` (the gates that were asked for, evaluated), it carries their
+// verdict too.
+void WriteCheckJson(const std::vector<const ModuleCheck*>& modules, const std::vector<Violation>* violations,
+                    std::ostream& out);
+// The same document as a string.
+std::string CheckJsonText(const std::vector<const ModuleCheck*>& modules,
+                          const std::vector<Violation>* violations = nullptr);
 
 }  // namespace hloscope
 
