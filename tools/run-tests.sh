@@ -14,3 +14,24 @@ ctest --preset dev -j2
 # The Python package, built from the same C++ (also puts `hloscope` on PATH).
 python3 -m pip install -q --no-build-isolation --disable-pip-version-check .
 HLOSCOPE_BIN="$PWD/build/dev/src/hloscope" python3 -m pytest -q tests/python
+
+# CI: a short run of each fuzzer (libFuzzer + ASan + UBSan, clang-14 from
+# tools/install-deps.sh) over the corpus and fixture seeds; a crash, hang,
+# leak or sanitizer report fails the run. HLOSCOPE_FUZZ_SECONDS=0 skips it;
+# locally it runs when HLOSCOPE_FUZZ_SECONDS is set.
+fuzz_seconds=${HLOSCOPE_FUZZ_SECONDS:-}
+if [[ -z $fuzz_seconds && ${CI:-} == true ]]; then fuzz_seconds=30; fi
+if [[ -n $fuzz_seconds && $fuzz_seconds != 0 ]]; then
+  for target in pipeline_fuzzer buffer_assignment_fuzzer parse_fuzzer; do
+    log=build/fuzz/$target.log
+    mkdir -p build/fuzz
+    status=0
+    bash fuzz/run_fuzz.sh "$fuzz_seconds" "$target" >"$log" 2>&1 || status=$?
+    grep -E "seeds;|^Done|stat::number_of_executed_units" "$log" || true
+    if [[ $status -ne 0 ]]; then
+      tail -60 "$log"
+      echo "$target failed (exit $status); the input is in build/fuzz/artifacts/$target/" >&2
+      exit 1
+    fi
+  done
+fi

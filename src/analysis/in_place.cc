@@ -167,6 +167,12 @@ std::vector<InPlacePair> GetInPlaceInputOutputPairs(const HloInstruction& instr)
       }
     }
   }
+  // Only pairs that name a real operand: every consumer indexes operands by
+  // operand_number, and `output_to_operand_aliasing={{}: (2147483648, {})}`
+  // (found by the pipeline fuzzer) must not reach them.
+  std::erase_if(pairs, [&](const InPlacePair& p) {
+    return p.operand_number < 0 || p.operand_number >= instr.operand_count();
+  });
   return pairs;
 }
 

@@ -242,6 +242,11 @@ void HloParserImpl::ParseComputationBody(HloComputation* comp, size_t open) {
 }
 
 void HloParserImpl::ResolveComputation(HloComputation* comp) {
+  // An instruction's name is entered only once it is complete, so an
+  // operand found when it was read lies before its user: with nothing left
+  // pending (no forward reference, no control predecessor), the operands
+  // form no cycle.
+  comp->operands_precede_users_ = body_->pending_operands.empty();
   for (const PendingOperand& pending : body_->pending_operands) {
     HloInstruction** found = body_->names.Find(pending.name);
     if (!found)

@@ -166,7 +166,8 @@ class Verifier {
   bool CheckOperandCycles() {
     size_t n = 0;
     for (const HloComputation* comp : m_.computations())
-      for (const HloInstruction* instr : comp->instructions()) n = std::max<size_t>(n, instr->id() + 1);
+      if (!comp->operands_precede_users())
+        for (const HloInstruction* instr : comp->instructions()) n = std::max<size_t>(n, instr->id() + 1);
     std::vector<uint8_t> color(n, 0);  // 0 new, 1 on the stack, 2 done
     struct Frame {
       const HloInstruction* instr;
@@ -180,6 +181,8 @@ class Verifier {
       return k < i->control_predecessors().size() ? i->control_predecessors()[k] : nullptr;
     };
     for (const HloComputation* comp : m_.computations()) {
+      // Written in order (all of XLA's output): no cycle to find.
+      if (comp->operands_precede_users()) continue;
       for (const HloInstruction* root : comp->instructions()) {
         if (color[root->id()]) continue;
         stack.push_back({root, 0});
@@ -241,14 +244,26 @@ class Verifier {
                 "inside its fusion",
                 other_caller->name(), comp->name(), fusion_caller->name()));
     }
+    // The call edges, from each computation's callers (the parser records
+    // them): proportional to the call sites, not to the instructions — a
+    // walk over every instruction here cost 10% of a large module's parse.
+    struct Edge {
+      size_t callee;
+      const HloInstruction* caller;
+    };
+    std::vector<std::vector<Edge>> calls(comps.size());
+    for (size_t c = 0; c < comps.size(); ++c)
+      for (const HloInstruction* caller : comps[c]->callers()) {
+        auto from = index.find(caller->parent());
+        if (from != index.end()) calls[from->second].push_back({c, caller});
+      }
     // Iterative DFS over computations: a back edge is a cycle; the height
     // (longest chain of calls below) is bounded.
     std::vector<uint8_t> color(comps.size(), 0);
     std::vector<int> height(comps.size(), 0);
     struct Frame {
       size_t comp;
-      size_t instr = 0;
-      size_t call = 0;
+      size_t edge = 0;
     };
     for (size_t start = 0; start < comps.size(); ++start) {
       if (color[start]) continue;
@@ -257,19 +272,7 @@ class Verifier {
       while (!stack.empty()) {
         Frame& f = stack.back();
         const HloComputation* comp = comps[f.comp];
-        const HloInstruction* caller = nullptr;
-        const HloComputation* callee = nullptr;
-        while (f.instr < comp->instructions().size()) {
-          const HloInstruction* i = comp->instructions()[f.instr];
-          if (f.call < i->called_computations().size()) {
-            caller = i;
-            callee = i->called_computations()[f.call++].computation;
-            break;
-          }
-          ++f.instr;
-          f.call = 0;
-        }
-        if (!callee) {
+        if (f.edge == calls[f.comp].size()) {
           color[f.comp] = 2;
           size_t done = f.comp;
           stack.pop_back();
@@ -283,9 +286,10 @@ class Verifier {
           }
           continue;
         }
-        auto it = index.find(callee);
-        if (it == index.end()) continue;  // not one of this module's (cannot happen after parsing)
-        size_t c = it->second;
+        const Edge edge = calls[f.comp][f.edge++];
+        const HloInstruction* caller = edge.caller;
+        const HloComputation* callee = comps[edge.callee];
+        size_t c = edge.callee;
         if (color[c] == 1)
           return Fail(*caller,
                       callee == comp

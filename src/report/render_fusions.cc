@@ -31,8 +31,8 @@ void RenderFusionsText(const std::vector<FusionSelection>& modules, std::string_
     for (size_t k = 0; k < m.kernels.size(); ++k) {
       const FusionSummary f = m.Summary(k);
       const HloInstruction* fusion = f.fusion;
-      std::string kind =
-          Shown(FusionKindText(*fusion)) + (f.backend_kind.empty() ? "" : " " + Shown(f.backend_kind));
+      std::string kind = Shown(FusionKindText(*fusion));
+      if (!f.backend_kind.empty()) kind.append(" ").append(Shown(f.backend_kind));
       std::string loops = f.enclosing_loops.empty() ? fmt::format("in {}", fusion->parent()->name())
                                                     : fmt::format("in {}", f.enclosing_loops.front()->name());
       out << fmt::format("\n  {}  {}  {}  ×{}  {}\n", fusion->name(), kind, fusion->shape().ToString(),

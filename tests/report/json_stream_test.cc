@@ -70,7 +70,7 @@ TEST(JsonStreamTest, InvalidUtf8IsReplacedNotFatal) {
   Json doc = {{"op_name", std::string("bad \xff byte")}};
   std::string streamed = Streamed(doc);
   EXPECT_EQ(streamed, JsonText(doc));
-  EXPECT_NO_THROW((void)Json::parse(streamed));
+  EXPECT_TRUE(Json::accept(streamed));
 }
 
 }  // namespace

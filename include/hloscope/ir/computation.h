@@ -43,6 +43,10 @@ class HloComputation {
 
   // Instructions that call this computation (filled after parsing).
   std::span<HloInstruction* const> callers() const { return callers_; }
+  // Every operand (and control predecessor) is written before its user in
+  // the text, as in everything XLA prints: then no operand cycle can exist,
+  // and the verifier need not look for one. False when unknown.
+  bool operands_precede_users() const { return operands_precede_users_; }
 
  private:
   friend class HloParserImpl;
@@ -58,6 +62,7 @@ class HloComputation {
   PackedSpan<HloInstruction* const> callers_;
   uint64_t offset_ = 0;
   bool is_entry_ = false;
+  bool operands_precede_users_ = false;
 };
 
 }  // namespace hloscope
