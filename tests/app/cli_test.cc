@@ -10,23 +10,13 @@
 #include <sstream>
 
 #include "hloscope/app/session.h"
+#include "run_cli.h"
 
 namespace hloscope {
 namespace {
 
 namespace fs = std::filesystem;
 const fs::path kFixtures = fs::path(HLOSCOPE_SOURCE_DIR) / "tests" / "fixtures" / "jax";
-
-struct CliRun {
-  int code;
-  std::string out, err;
-};
-
-CliRun Cli(std::vector<std::string> args) {
-  std::ostringstream out, err;
-  int code = RunCli(args, out, err);
-  return {code, out.str(), err.str()};
-}
 
 std::string Fixture(const std::string& name) { return (kFixtures / name / "module.hlo.txt").string(); }
 

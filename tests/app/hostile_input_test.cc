@@ -17,22 +17,12 @@
 
 #include "hloscope/app/cli.h"
 #include "hloscope/support/terminal_text.h"
+#include "run_cli.h"
 
 namespace hloscope {
 namespace {
 
 namespace fs = std::filesystem;
-
-struct CliRun {
-  int code;
-  std::string out, err;
-};
-
-CliRun Cli(std::vector<std::string> args) {
-  std::ostringstream out, err;
-  int code = RunCli(args, out, err);
-  return {code, out.str(), err.str()};
-}
 
 class HostileInputTest : public ::testing::Test {
  protected:
