@@ -200,14 +200,14 @@ void ExecutionCounts::Visit(const HloComputation* comp, int depth) {
         if (cc.role == CallRole::kBody)
           n = Mul(per, t.count);
         else if (cc.role == CallRole::kCondition)
-          n = Mul(per, t.count ? std::optional<int64_t>(*t.count + 1) : std::nullopt);
+          n = Mul(per, t.count ? std::optional<int64_t>(SatAdd(*t.count, 1)) : std::nullopt);
       } else if (caller->opcode() == HloOpcode::kConditional) {
         upper = true;  // each branch runs at most once per conditional
       }
       if (!n || !total)
         total = std::nullopt;
       else
-        total = *total + *n;
+        total = SatAdd(*total, *n);
     }
   }
   Info& me = info_[comp];
