@@ -113,12 +113,11 @@ void DiscoverFusionPairs(const HloInstruction& fusion, const HloInstruction* nod
   for (const InPlacePair& p : inner) {
     if (!p.output_index.empty() && !node->shape().IsTuple()) continue;
     if (!p.output_index.empty()) continue;  // multi-output scatter: skip
-    if (p.operand_number >= node->operand_count()) continue;
     const HloInstruction* src = SkipBitcasts(node->operand(p.operand_number));
     // Nested in-place fusions forward to their own operand.
     for (int hop = 0; hop < 8 && src && src->opcode() == HloOpcode::kFusion; ++hop) {
       std::vector<InPlacePair> nested = GetInPlaceInputOutputPairs(*src);
-      if (nested.empty() || nested[0].operand_number >= src->operand_count()) break;
+      if (nested.empty()) break;  // pairs name real operands (GetInPlaceInputOutputPairs)
       src = SkipBitcasts(src->operand(nested[0].operand_number));
     }
     if (src && src->opcode() == HloOpcode::kParameter) {

@@ -139,22 +139,10 @@ void WriteCheckJson(const std::vector<const ModuleCheck*>& modules, const std::v
                                            ? Json(m->buffer_assignment_path)
                                            : Json(nullptr);
     js.Members(head);
-    js.Key("parameters");
-    js.BeginArray();
-    for (const ParameterFinding& p : m->parameters) js.Value(ParameterJson(p));
-    js.EndArray();
-    js.Key("copies");
-    js.BeginArray();
-    for (const CopyFinding& c : m->copies) js.Value(CopyJson(c));
-    js.EndArray();
-    js.Key("updates");
-    js.BeginArray();
-    for (const UpdateFinding& u : m->updates) js.Value(UpdateJson(u));
-    js.EndArray();
-    js.Key("loops");
-    js.BeginArray();
-    for (const LoopFinding& l : m->loops) js.Value(LoopJson(l));
-    js.EndArray();
+    js.Array("parameters", m->parameters, ParameterJson);
+    js.Array("copies", m->copies, CopyJson);
+    js.Array("updates", m->updates, UpdateJson);
+    js.Array("loops", m->loops, LoopJson);
     js.EndObject();
   }
   js.EndArray();

@@ -29,6 +29,15 @@ class JsonStream {
   void Value(const Json& value);
   // Every member of `object`, in order.
   void Members(const Json& object);
+  // Inside an object: the member `key`, an array of `to_json(item)` for
+  // each of `items`, each built, written and dropped in turn.
+  template <typename Items, typename ToJson>
+  void Array(std::string_view key, const Items& items, ToJson to_json) {
+    Key(key);
+    BeginArray();
+    for (const auto& item : items) Value(to_json(item));
+    EndArray();
+  }
   // After the root: the final newline.
   void Finish();
 

@@ -19,7 +19,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <string>
 #include <string_view>
 
 namespace hloscope {
@@ -62,12 +61,11 @@ inline uint64_t HashBytes(const char* p, size_t n) {
 }
 
 // For std::unordered_map<std::string_view or std::string, V, NameHash,
-// std::equal_to<>>: heterogeneous lookups by string_view.
+// std::equal_to<>>: heterogeneous lookups by string_view (a std::string
+// key converts to one).
 struct NameHash {
   using is_transparent = void;
   size_t operator()(std::string_view s) const { return HashBytes(s.data(), s.size()); }
-  size_t operator()(const std::string& s) const { return HashBytes(s.data(), s.size()); }
-  size_t operator()(const char* s) const { return HashBytes(s, std::strlen(s)); }
 };
 
 }  // namespace hloscope
