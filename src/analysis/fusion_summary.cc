@@ -8,6 +8,7 @@
 #include <set>
 
 #include "hloscope/analysis/call_graph.h"
+#include "hloscope/analysis/kernel_traffic.h"
 #include "hloscope/analysis/scope_filter.h"
 #include "hloscope/support/saturating.h"
 
@@ -80,16 +81,9 @@ std::vector<const HloInstruction*> KernelsOf(const HloModule& module) {
   return out;
 }
 
-namespace {
-std::optional<int64_t> OperandBytes(const HloInstruction& fusion) {
-  std::optional<int64_t> read = 0;
-  for (const HloInstruction* op : fusion.operands()) SatAccumulate(&read, LeafByteSizeOf(op->shape()));
-  return read;
-}
-}  // namespace
-
 std::optional<int64_t> KernelBytesPerCall(const HloInstruction& fusion, const ExecutionCounts& counts) {
-  return SatMul(SatAdd(OperandBytes(fusion), LeafByteSizeOf(fusion.shape())), counts.Of(&fusion));
+  KernelTraffic t = TrafficOf(fusion);
+  return SatMul(SatAdd(t.bytes_read, t.bytes_written), counts.Of(&fusion));
 }
 
 FusionSummary SummarizeFusion(const HloInstruction& fusion, const SourceIndex& index,
@@ -103,8 +97,9 @@ FusionSummary SummarizeFusion(const HloInstruction& fusion, const SourceIndex& i
   s.executions_upper_bound = counts.IsUpperBound(fusion.parent());
   s.enclosing_loops = counts.EnclosingLoops(fusion.parent());
 
-  s.bytes_read = OperandBytes(fusion);
-  s.bytes_written = LeafByteSizeOf(fusion.shape());
+  KernelTraffic traffic = TrafficOf(fusion);
+  s.bytes_read = traffic.bytes_read;
+  s.bytes_written = traffic.bytes_written;
 
   // Keyed by the interned location's file: no string copy per instruction.
   std::map<std::string_view, std::set<int64_t>> lines;

@@ -13,59 +13,6 @@
 namespace hloscope {
 namespace {
 
-std::optional<int64_t> UpdateBytes(const HloInstruction* update) {
-  if (update->opcode() == HloOpcode::kDynamicUpdateSlice && update->operand_count() >= 2)
-    return ByteSizeOf(update->operand(1)->shape());
-  if (update->opcode() == HloOpcode::kScatter && update->operand_count() >= 3) {
-    int64_t n = (update->operand_count() - 1) / 2;
-    int64_t total = 0;
-    for (int64_t i = update->operand_count() - n; i < update->operand_count(); ++i) {
-      std::optional<int64_t> b = ByteSizeOf(update->operand(i)->shape());
-      if (!b) return std::nullopt;
-      total = SatAdd(total, *b);
-    }
-    return total;
-  }
-  return std::nullopt;
-}
-
-// §2.7-3: XLA's CPU/GPU emitters update a DUS fusion in place only when
-// every fused root is a DUS (through bitcast), its operand 0 is a fusion
-// parameter, and that parameter is otherwise only read element-wise or by
-// dynamic-slices of the same slice; else the whole output is rewritten.
-bool FusionFullRewrite(const HloInstruction* fusion, const HloInstruction* dus) {
-  if (dus->opcode() != HloOpcode::kDynamicUpdateSlice) return false;
-  const HloComputation* fused = fusion->fused_computation();
-  const HloInstruction* root = fused->root_instruction();
-  auto strip = [](const HloInstruction* i) {
-    while (i->opcode() == HloOpcode::kBitcast && i->operand_count() == 1) i = i->operand(0);
-    return i;
-  };
-  std::vector<const HloInstruction*> roots;
-  if (root->opcode() == HloOpcode::kTuple)
-    for (const HloInstruction* r : root->operands()) roots.push_back(strip(r));
-  else
-    roots.push_back(strip(root));
-  for (const HloInstruction* r : roots)
-    if (r->opcode() != HloOpcode::kDynamicUpdateSlice) return true;
-  const HloInstruction* p = strip(dus->operand(0));
-  if (p->opcode() != HloOpcode::kParameter) return true;
-  for (const HloInstruction* user : p->users()) {
-    if (user == dus || user->opcode() == HloOpcode::kBitcast) continue;
-    if (user->opcode() == HloOpcode::kDynamicSlice) {
-      // Must read exactly the slice the DUS writes (same start indices).
-      bool same = user->operand_count() == dus->operand_count() - 1;
-      for (int64_t k = 1; same && k < user->operand_count(); ++k)
-        same = user->operand(k) == dus->operand(k + 1);
-      if (same) continue;
-      return true;
-    }
-    if (IsElementwiseOpcode(user->opcode())) continue;
-    return true;
-  }
-  return false;
-}
-
 // An in-place verdict against the dump: the update's output and its
 // operand's value must have the same allocation and offset.
 void ConfirmInPlace(const CheckContext& ctx, const HloPosition& output, const HloPosition& operand_value,
@@ -128,8 +75,8 @@ void UpdateFinder::AddPairs(const HloInstruction* instr) {
     } else {
       u.verdict = UpdateVerdict::kInPlace;
     }
-    u.full_rewrite = fusion && p.fused_update && FusionFullRewrite(instr, p.fused_update);
-    u.bytes_written = u.full_rewrite ? u.buffer_bytes : UpdateBytes(u.site.instruction);
+    u.full_rewrite = fusion && p.fused_update && FusionRewritesInFull(*instr, *p.fused_update);
+    u.bytes_written = u.full_rewrite ? u.buffer_bytes : UpdateBytesOf(*u.site.instruction);
     if (!u.bytes_written && !p.fused_update) u.bytes_written = u.buffer_bytes;
     u.executions = ctx_.counts().Of(instr);
     u.executions_upper_bound = ctx_.counts().IsUpperBound(instr->parent());

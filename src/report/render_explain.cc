@@ -93,8 +93,9 @@ ExplainSection TheKernel(const InstructionFacts& f) {
     k.lines.push_back(fmt::format("source lines fused into it: {} (XLA keeps only {} on the fusion)", lines,
                                   own.empty() ? "none" : own));
   }
-  k.lines.push_back(fmt::format("reads {} (operand buffers), writes {} per run", HumanBytes(fs.bytes_read),
-                                HumanBytes(fs.bytes_written)));
+  k.lines.push_back(fmt::format(
+      "reads {}, writes {} per run (an in-place update writes only its update; slices read what they select)",
+      HumanBytes(fs.bytes_read), HumanBytes(fs.bytes_written)));
   return k;
 }
 

@@ -52,8 +52,8 @@ struct FusionSummary {
   // out; LocationOf adds it): one copy per kernel was a third of the
   // summaries' memory.
   const SourceLocation* source = nullptr;
-  std::optional<int64_t> bytes_read;     // sum of operand buffer sizes
-  std::optional<int64_t> bytes_written;  // output buffer bytes
+  std::optional<int64_t> bytes_read;     // per run (kernel_traffic.h)
+  std::optional<int64_t> bytes_written;  // per run
   std::optional<int64_t> executions;
   bool executions_upper_bound = false;
   std::vector<const HloInstruction*> enclosing_loops;  // innermost first

@@ -35,6 +35,15 @@ std::vector<InPlacePair> ParseOutputToOperandAliasing(std::string_view value);
 // Is this a dynamic-update-slice or scatter (the ops that update arrays)?
 bool IsUpdateOpcode(HloOpcode opcode);
 
+// The bytes an update writes: a dynamic-update-slice its update operand, a
+// scatter its updates operands; nullopt for other instructions.
+std::optional<int64_t> UpdateBytesOf(const HloInstruction& update);
+
+// Whether the emitter rewrites a fusion's whole output although `dus`
+// inside it forms an in-place pair (XLA's CanEmitFusedDynamicUpdateSliceInPlace
+// conditions; docs/xla-reference.md §2.7). False for a scatter.
+bool FusionRewritesInFull(const HloInstruction& fusion, const HloInstruction& dus);
+
 }  // namespace hloscope
 
 #endif  // HLOSCOPE_ANALYSIS_IN_PLACE_H_
