@@ -17,13 +17,27 @@ ScopedChecks::ScopedChecks(Session& session, const std::string& scope) {
   for (const ModuleCheck& c : filtered_) modules_.push_back(&c);
 }
 
+std::vector<FusionSelection> SessionKernels(Session& session, const std::string& scope) {
+  std::vector<FusionSelection> out;
+  for (ModuleAnalysis* a : session.Analyses()) {
+    FusionsOptions options;
+    options.scope = scope;
+    out.push_back(SelectFusions(a->EnsureSources(), a->counts, &a->check, options));
+  }
+  return out;
+}
+
 int RunCheckCommand(Session& session, const CheckRequest& request, std::ostream& out, std::ostream& err) {
   ScopedChecks checks(session, request.scope);
   const std::vector<const ModuleCheck*>& modules = checks.modules();
   std::vector<Violation> violations;
   if (request.gates.any()) violations = EvaluateGates(modules, request.gates);
-  if (request.format == OutputFormat::kJson)
-    WriteCheckJson(modules, request.gates.any() ? &violations : nullptr, out);
+  if (request.format == OutputFormat::kJson) {
+    std::vector<FusionSelection> kernels;
+    if (request.kernels) kernels = SessionKernels(session, request.scope);
+    WriteCheckJson(modules, request.gates.any() ? &violations : nullptr, out,
+                   request.kernels ? &kernels : nullptr);
+  }
   else
     RenderCheckText(modules, request.text, out);
   if (violations.empty()) return kExitOk;

@@ -132,6 +132,8 @@ Runner AddCheck(CLI::App& app) {
   cmd->add_option("--min-copy-bytes", f->req.text.min_copy_bytes_shown,
                   "list only copies moving at least N bytes per call (text)")
       ->check(kBudget);
+  cmd->add_flag("--kernels", f->req.kernels,
+                "JSON: each module's kernels too, so that a baseline for `hloscope diff` compares them");
   AddScope(cmd, &f->req.scope);
   return [f](std::ostream& out, std::ostream& err) {
     f->req.format = f->in.output_format();
@@ -267,6 +269,47 @@ Runner AddExplain(CLI::App& app) {
   };
 }
 
+Runner AddDiff(CLI::App& app) {
+  struct Flags {
+    DiffRequest req;
+    std::string format = "text";
+    bool no_buffer_assignment = false;
+    bool no_kernels = false;
+    uint64_t max_input_bytes = kDefaultMaxInputBytes;
+  };
+  auto f = std::make_shared<Flags>();
+  CLI::App* cmd = app.add_subcommand(
+      "diff",
+      "Compare two compilations (files, `check --format json` baselines or dump folders): what grows with the "
+      "arguments, what is new, what is gone, matched by source line, op_name, opcode and role, not by names");
+  cmd->add_option("A", f->req.a, "the baseline: optimized HLO, a check JSON document, or a dump folder")->required();
+  cmd->add_option("B", f->req.b, "the new compilation: the same kinds")->required();
+  cmd->add_option("--format", f->format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  DiffGates& g = f->req.gates;
+  cmd->add_flag("--fail-on-new-copies", g.fail_on_new_copies,
+                "exit 1 if B has an array copy A does not have (or more of one)");
+  cmd->add_flag("--fail-on-new-out-of-place", g.fail_on_new_out_of_place,
+                "exit 1 if an update is out of place or on a copy in B but not in A");
+  cmd->add_flag("--fail-on-more-bytes-per-iteration", g.fail_on_more_bytes_per_iteration,
+                "exit 1 if a loop copies or rewrites more bytes per iteration in B than in A");
+  cmd->add_option("--min-bytes", g.min_bytes, "gates ignore copies and loops moving fewer bytes per run")
+      ->check(kBudget);
+  cmd->add_flag("--count-scalar-copies", f->req.diff.count_scalar_copies,
+                "match scalar copies one by one (default: one item, as check summarizes them)");
+  cmd->add_flag("--no-kernels", f->no_kernels, "do not compare kernels (faster on large modules)");
+  cmd->add_flag("--no-buffer-assignment", f->no_buffer_assignment,
+                "do not look for the buffer-assignment dumps beside HLO inputs");
+  cmd->add_option("--max-input-bytes", f->max_input_bytes, "refuse inputs larger than N bytes (default 2 GiB)")
+      ->check(CLI::PositiveNumber);
+  return [f](std::ostream& out, std::ostream& err) {
+    f->req.format = f->format == "json" ? OutputFormat::kJson : OutputFormat::kText;
+    f->req.use_buffer_assignment = !f->no_buffer_assignment;
+    f->req.kernels = !f->no_kernels;
+    f->req.input.max_bytes = f->max_input_bytes;
+    return RunDiffCommand(f->req, out, err);
+  };
+}
+
 }  // namespace
 
 int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
@@ -285,6 +328,7 @@ int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
   add(&AddWhere);
   add(&AddAnnotate);
   add(&AddExplain);
+  add(&AddDiff);
   std::vector<std::string> argv_storage = {"hloscope"};
   argv_storage.insert(argv_storage.end(), args.begin(), args.end());
   std::vector<const char*> argv;

@@ -12,12 +12,7 @@
 namespace hloscope {
 
 int RunFusionsCommand(Session& session, const FusionsRequest& request, std::ostream& out) {
-  std::vector<FusionSelection> modules;
-  for (ModuleAnalysis* a : session.Analyses()) {
-    FusionsOptions options;
-    options.scope = request.scope;
-    modules.push_back(SelectFusions(a->EnsureSources(), a->counts, &a->check, options));
-  }
+  std::vector<FusionSelection> modules = SessionKernels(session, request.scope);
   if (request.format == OutputFormat::kJson)
     WriteFusionsJson(modules, request.scope, out);
   else

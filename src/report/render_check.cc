@@ -1,9 +1,11 @@
 #include "hloscope/report/render_check.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <sstream>
 
+#include "hloscope/ir/computation.h"
 #include "hloscope/report/enum_names.h"
 #include "hloscope/report/json_stream.h"
 #include "hloscope/report/wording.h"
@@ -120,8 +122,17 @@ void RenderCheckText(const std::vector<const ModuleCheck*>& modules, const Check
   }
 }
 
+std::string EntrySignature(const HloModule& module) {
+  const HloComputation* entry = module.entry_computation();
+  std::vector<std::string> params;
+  for (const HloInstruction* p : entry->parameters())
+    if (p) params.push_back(p->shape().ToString(/*print_layout=*/false));
+  return fmt::format("({}) -> {}", fmt::join(params, ", "),
+                     entry->root_instruction()->shape().ToString(/*print_layout=*/false));
+}
+
 void WriteCheckJson(const std::vector<const ModuleCheck*>& modules, const std::vector<Violation>* violations,
-                    std::ostream& out) {
+                    std::ostream& out, const std::vector<FusionSelection>* kernels) {
   // Streamed module by module, finding by finding: 250,000 tiny modules
   // held as one nlohmann tree took 90 times the input.
   JsonStream js(out);
@@ -129,9 +140,11 @@ void WriteCheckJson(const std::vector<const ModuleCheck*>& modules, const std::v
   js.Members(JsonEnvelope("check"));
   js.Key("modules");
   js.BeginArray();
-  for (const ModuleCheck* m : modules) {
+  for (size_t mi = 0; mi < modules.size(); ++mi) {
+    const ModuleCheck* m = modules[mi];
     js.BeginObject();
     Json head = ModuleHeaderJson(*m->module);
+    head["entry_signature"] = EntrySignature(*m->module);
     head["headline"] = Headline(*m);
     head["buffer_assignment"] =
         m->buffer_assignment_applied ? Json(m->buffer_assignment_path) : Json(nullptr);
@@ -143,6 +156,13 @@ void WriteCheckJson(const std::vector<const ModuleCheck*>& modules, const std::v
     js.Array("copies", m->copies, CopyJson);
     js.Array("updates", m->updates, UpdateJson);
     js.Array("loops", m->loops, LoopJson);
+    if (kernels && mi < kernels->size()) {
+      const FusionSelection& sel = (*kernels)[mi];
+      js.Key("kernels");
+      js.BeginArray();
+      for (size_t k = 0; k < sel.kernels.size(); ++k) js.Value(KernelJson(sel.Summary(k)));
+      js.EndArray();
+    }
     js.EndObject();
   }
   js.EndArray();
@@ -159,9 +179,10 @@ void WriteCheckJson(const std::vector<const ModuleCheck*>& modules, const std::v
 }
 
 std::string CheckJsonText(const std::vector<const ModuleCheck*>& modules,
-                          const std::vector<Violation>* violations) {
+                          const std::vector<Violation>* violations,
+                          const std::vector<FusionSelection>* kernels) {
   std::ostringstream out;
-  WriteCheckJson(modules, violations, out);
+  WriteCheckJson(modules, violations, out, kernels);
   return out.str();
 }
 

@@ -14,6 +14,7 @@
 #include "hloscope/analysis/policy.h"
 #include "hloscope/analysis/where_query.h"
 #include "hloscope/app/session.h"
+#include "hloscope/report/check_diff.h"
 #include "hloscope/report/format.h"
 #include "hloscope/report/render_annotate.h"
 #include "hloscope/report/render_check.h"
@@ -42,7 +43,14 @@ struct CheckRequest {
   CheckTextOptions text;
   std::string scope;
   GateOptions gates;
+  // JSON only: each module's kernels too (`--kernels`), so that a baseline
+  // for `diff` compares them.
+  bool kernels = false;
 };
+
+// Every module's kernels, selected by the same scope (builds the source
+// index: as costly as the check on a large module).
+std::vector<FusionSelection> SessionKernels(Session& session, const std::string& scope);
 // Prints the report; prints broken gates to `err` and returns 1 for them.
 int RunCheckCommand(Session& session, const CheckRequest& request, std::ostream& out, std::ostream& err);
 
@@ -73,6 +81,22 @@ struct ExplainRequest {
   std::string input_name;   // for "no instruction named X in FILE"
 };
 int RunExplainCommand(Session& session, const ExplainRequest& request, std::ostream& out, std::ostream& err);
+
+struct DiffRequest {
+  std::string a, b;  // each a file of optimized HLO, a `check --format json` baseline, or a dump folder
+  OutputFormat format = OutputFormat::kText;
+  DiffGates gates;
+  DiffOptions diff;
+  bool kernels = true;  // compare kernels too (builds each module's source index)
+  bool use_buffer_assignment = true;
+  InputOptions input;
+};
+// One side of a diff as a check document: a baseline as saved, HLO checked
+// now (with the buffer assignment beside it), or every optimized module of
+// a dump folder, each checked with its own buffer assignment.
+Result<Json> LoadCheckDocument(const std::string& path, const DiffRequest& request);
+// Prints the comparison; prints regressions to `err` and returns 1 for them.
+int RunDiffCommand(const DiffRequest& request, std::ostream& out, std::ostream& err);
 
 int RunStatsCommand(Session& session, OutputFormat format, std::ostream& out);
 int RunPrintCommand(Session& session, std::ostream& out);

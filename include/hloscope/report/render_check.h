@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "hloscope/analysis/findings.h"
+#include "hloscope/analysis/fusion_summary.h"
 #include "hloscope/analysis/policy.h"
 #include "hloscope/report/json_model.h"
 
@@ -23,12 +24,17 @@ void RenderCheckText(const std::vector<const ModuleCheck*>& modules, const Check
                      std::ostream& out);
 // The document (docs/json-format.md), written as it is built; with
 // `violations` (the gates that were asked for, evaluated), it carries their
-// verdict too.
+// verdict too; with `kernels` (one selection per module, `check --kernels`),
+// each module carries its kernels, for `diff` to compare.
 void WriteCheckJson(const std::vector<const ModuleCheck*>& modules, const std::vector<Violation>* violations,
-                    std::ostream& out);
+                    std::ostream& out, const std::vector<FusionSelection>* kernels = nullptr);
 // The same document as a string.
 std::string CheckJsonText(const std::vector<const ModuleCheck*>& modules,
-                          const std::vector<Violation>* violations = nullptr);
+                          const std::vector<Violation>* violations = nullptr,
+                          const std::vector<FusionSelection>* kernels = nullptr);
+// The entry computation's signature without layouts, as diff pairs
+// compilations: "(f32[1024,128], s32[]) -> f32[1024,128]".
+std::string EntrySignature(const HloModule& module);
 
 }  // namespace hloscope
 

@@ -1,0 +1,132 @@
+// `hloscope diff A B`: each side is loaded as a check document, then the
+// report layer matches and compares them (report/check_diff.h).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "hloscope/app/commands.h"
+#include "hloscope/report/render_diff.h"
+#include "hloscope/support/input_file.h"
+
+namespace hloscope {
+namespace {
+
+Diagnostic Error(const std::string& path, std::string message) {
+  Diagnostic d;
+  d.path = path;
+  d.message = std::move(message);
+  return d;
+}
+
+// XLA names an optimized dump `module_NNNN.NAME.<backend>_after_optimizations.txt`
+// (GPU: `…sm_9.0a_gpu_after_optimizations.txt`); its buffer assignment and
+// memory report end otherwise, and `before_optimizations` is not optimized.
+bool IsOptimizedDump(const std::string& file) {
+  static constexpr std::string_view kSuffix = "after_optimizations.txt";
+  return file.size() >= kSuffix.size() && file.compare(file.size() - kSuffix.size(), kSuffix.size(), kSuffix) == 0;
+}
+
+Result<Json> CheckHlo(const std::string& path, const DiffRequest& request) {
+  SessionRequest r;
+  r.path = path;
+  r.use_buffer_assignment = request.use_buffer_assignment;
+  r.input = request.input;
+  Result<std::unique_ptr<Session>> s = Session::Open(r);
+  if (!s.ok()) return s.error();
+  Session& session = **s;
+  std::vector<FusionSelection> kernels;
+  if (request.kernels) kernels = SessionKernels(session, "");
+  std::string text = CheckJsonText(session.Checks(), nullptr, request.kernels ? &kernels : nullptr);
+  return Json::parse(text);
+}
+
+Result<Json> LoadFolder(const std::string& path, const DiffRequest& request) {
+  std::error_code ec;
+  std::vector<std::string> files;
+  for (std::filesystem::directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec)) {
+    std::error_code fec;
+    if (!it->is_regular_file(fec)) continue;
+    std::string name = it->path().filename().string();
+    if (IsOptimizedDump(name)) files.push_back(it->path().string());
+  }
+  if (ec) return CannotOpenFile(path, ec.message());
+  if (files.empty())
+    return Error(path, "no optimized HLO dump in this folder (XLA's *after_optimizations.txt files)");
+  std::sort(files.begin(), files.end());
+  Json doc = JsonEnvelope("check");
+  doc["modules"] = Json::array();
+  for (const std::string& file : files) {
+    Result<Json> one = CheckHlo(file, request);
+    if (!one.ok()) return one.error();
+    for (Json& m : (*one)["modules"]) doc["modules"].push_back(std::move(m));
+  }
+  return doc;
+}
+
+}  // namespace
+
+Result<Json> LoadCheckDocument(const std::string& path, const DiffRequest& request) {
+  std::error_code ec;
+  if (path != "-" && std::filesystem::is_directory(path, ec)) return LoadFolder(path, request);
+  if (path == "-") return CheckHlo(path, request);
+  Result<InputBytes> bytes = ReadInput(path, request.input);
+  if (!bytes.ok()) return bytes.error();
+  std::string_view text = bytes->text;
+  size_t first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos || text[first] != '{') return CheckHlo(path, request);
+
+  // A JSON document: it must be hloscope's check document, of this schema.
+  Json doc;
+  try {
+    doc = Json::parse(text.begin(), text.end());
+  } catch (const Json::parse_error& e) {
+    // e.byte is 1-based: the byte after the last one read.
+    size_t at = e.byte > 0 ? std::min<size_t>(e.byte - 1, text.size()) : first;
+    return MakeDiagnostic(path, text, at,
+                          "not valid JSON (a baseline is the output of `hloscope check FILE --format json`)");
+  }
+  const Json& tool = doc.contains("tool") ? doc["tool"] : Json();
+  const Json& command = doc.contains("command") ? doc["command"] : Json();
+  if (!tool.is_string() || tool.get<std::string>() != "hloscope")
+    return Error(path, "a JSON document not written by hloscope (a baseline is the output of `hloscope check "
+                       "FILE --format json`)");
+  if (!command.is_string() || command.get<std::string>() != "check")
+    return Error(path, fmt::format("a hloscope `{}` document; diff compares `check --format json` documents",
+                                   command.is_string() ? command.get<std::string>() : "?"));
+  if (!doc.contains("schema_version") || doc["schema_version"] != kJsonSchemaVersion)
+    return Error(path, fmt::format("schema version {} (this hloscope reads version {}): save the baseline again",
+                                   doc.contains("schema_version") ? doc["schema_version"].dump() : "?",
+                                   kJsonSchemaVersion));
+  if (!doc.contains("modules") || !doc["modules"].is_array())
+    return Error(path, "a check document without \"modules\"");
+  return doc;
+}
+
+int RunDiffCommand(const DiffRequest& request, std::ostream& out, std::ostream& err) {
+  Result<Json> a = LoadCheckDocument(request.a, request);
+  if (!a.ok()) {
+    err << a.error().Format();
+    return kExitError;
+  }
+  Result<Json> b = LoadCheckDocument(request.b, request);
+  if (!b.ok()) {
+    err << b.error().Format();
+    return kExitError;
+  }
+  DiffResult result = DiffDocuments(*a, *b, request.diff);
+  DiffInputs inputs{request.a, request.b};
+  std::vector<DiffRegression> regressions;
+  if (request.gates.any()) regressions = EvaluateDiffGates(result, request.gates);
+  if (request.format == OutputFormat::kJson)
+    WriteDiffJson(result, inputs, request.gates.any() ? &regressions : nullptr, out);
+  else
+    RenderDiffText(result, inputs, out);
+  if (regressions.empty()) return kExitOk;
+  err << fmt::format("hloscope: diff failed: {} regression{} in B\n", regressions.size(),
+                     regressions.size() == 1 ? "" : "s");
+  for (const DiffRegression& r : regressions) err << fmt::format("  {}: {}\n", r.gate, r.text);
+  return kExitFindings;
+}
+
+}  // namespace hloscope

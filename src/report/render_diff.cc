@@ -1,0 +1,270 @@
+#include "hloscope/report/render_diff.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <cmath>
+#include <sstream>
+
+#include "hloscope/support/human_bytes.h"
+
+namespace hloscope {
+namespace {
+
+std::string Bytes(std::optional<int64_t> b) { return b ? HumanBytes(*b) : "?"; }
+
+// "linear in buf.1", "quadratic in buf.1", "exponent 1.5 in buf.1".
+std::string Law(const DiffItem& it) {
+  if (!it.exponent) return "";
+  double e = *it.exponent;
+  std::string in = it.grows_with.empty() ? "" : " in " + it.grows_with;
+  if (std::abs(e - 1) < 0.15) return "linear" + in;
+  if (std::abs(e - 2) < 0.2) return "quadratic" + in;
+  return fmt::format("exponent {:.2f}{}", e, in);
+}
+
+std::string Ratio(double r) { return "×" + RatioText(r); }
+
+// "copy f32[_,_] (read-after-update) ×2 at dumps/make_dumps.py:32"
+std::string Label(const DiffItem& it) {
+  const DiffSide& s = it.b ? *it.b : *it.a;
+  std::string label = it.kind == DiffKind::kUpdate ? "update " + it.what : it.what;
+  if (s.count > 1) label += fmt::format(" ×{}", s.count);
+  if (!it.source.empty()) label += " at " + it.source;
+  if (s.in_loop && it.kind != DiffKind::kLoop && it.kind != DiffKind::kParameter) label += " (in a loop)";
+  return label;
+}
+
+const char* PerWhat(const DiffItem& it) { return it.kind == DiffKind::kLoop ? "per iteration" : "per run"; }
+
+// "8.0 MiB → 16.0 MiB per run, ×2 as buf.1 grows ×2 — linear in buf.1"
+std::string GrowthText(const ModuleDiff& m, const DiffItem& it) {
+  std::string s = fmt::format("{} → {} {}", Bytes(it.a->bytes), Bytes(it.b->bytes), PerWhat(it));
+  if (it.bytes_ratio && m.size_ratio) {
+    const SizeChange* sc = nullptr;
+    for (const SizeChange& c : m.sizes)
+      if (c.name == it.grows_with) sc = &c;
+    double r = sc ? sc->ratio : *m.size_ratio;
+    s += fmt::format(", {} as {} grows {} — {}", Ratio(*it.bytes_ratio), it.grows_with.empty() ? "the input" : it.grows_with,
+                     Ratio(r), Law(it));
+  }
+  if (it.a->bytes_per_call != it.b->bytes_per_call)
+    s += fmt::format("; per call {} → {}", Bytes(it.a->bytes_per_call), Bytes(it.b->bytes_per_call));
+  return s;
+}
+
+std::string OneSideText(const DiffItem& it, const DiffSide& s) {
+  std::string text = fmt::format("{} {}", Bytes(s.bytes), PerWhat(it));
+  if (it.kind == DiffKind::kLoop && s.trip_count) text += fmt::format(", {} iterations", *s.trip_count);
+  if (s.executions && it.kind != DiffKind::kLoop) text += fmt::format(" × {}", *s.executions);
+  if (s.bytes_per_call) text += fmt::format(" = {} per call", Bytes(s.bytes_per_call));
+  if (!s.state.empty() && it.kind == DiffKind::kUpdate) text += ", " + s.state;
+  return text;
+}
+
+bool Shown(const DiffItem& it) { return it.kind != DiffKind::kParameter; }
+
+std::string Listing(const std::vector<const DiffItem*>& items, size_t max) {
+  std::vector<std::string> parts;
+  for (size_t i = 0; i < items.size() && i < max; ++i) {
+    std::string p = Label(*items[i]);
+    if (items[i]->grows) p += " (" + Law(*items[i]) + ")";
+    parts.push_back(std::move(p));
+  }
+  std::string s = fmt::format("{}", fmt::join(parts, "; "));
+  if (items.size() > max) s += fmt::format("; and {} more", items.size() - max);
+  return s;
+}
+
+Json SideJson(const std::optional<DiffSide>& side) {
+  if (!side) return nullptr;
+  const DiffSide& s = *side;
+  Json j;
+  j["count"] = s.count;
+  j["instructions"] = s.instructions;
+  j["shape"] = s.shape.empty() ? Json(nullptr) : Json(s.shape);
+  j["bytes"] = Opt(s.bytes);
+  j["bytes_per_call"] = Opt(s.bytes_per_call);
+  j["executions"] = Opt(s.executions);
+  j["array_bytes"] = Opt(s.array_bytes);
+  j["state"] = s.state.empty() ? Json(nullptr) : Json(s.state);
+  j["scalar"] = s.scalar;
+  j["in_loop"] = s.in_loop;
+  j["copies_parameter"] = s.tied_parameter.empty() ? Json(nullptr) : Json(s.tied_parameter);
+  j["trip_count"] = Opt(s.trip_count);
+  return j;
+}
+
+Json OptDouble(const std::optional<double>& d) {
+  if (!d || !std::isfinite(*d)) return nullptr;
+  return std::round(*d * 1e4) / 1e4;
+}
+
+}  // namespace
+
+std::vector<std::string> DiffSummaryLines(const ModuleDiff& m) {
+  std::vector<const DiffItem*> scales, added, gone;
+  for (const DiffItem& it : m.items) {
+    if (!Shown(it)) continue;
+    if (it.grows) scales.push_back(&it);
+    if (it.status == DiffStatus::kOnlyInB) added.push_back(&it);
+    if (it.status == DiffStatus::kOnlyInA) gone.push_back(&it);
+  }
+  std::vector<std::string> out;
+  if (!m.size_ratio) {
+    out.push_back("What scales: the arguments are the same size in A and B; nothing to scale by.");
+  } else if (scales.empty()) {
+    out.push_back(fmt::format(
+        "What scales: nothing — no copy, update, loop{} moves more per run as {} grows {}.",
+        m.kernels_compared ? " or kernel" : "", m.size_parameter, Ratio(*m.size_ratio)));
+  } else {
+    out.push_back(fmt::format("What scales (as {} grows {}): {}.", m.size_parameter, Ratio(*m.size_ratio),
+                              Listing(scales, 5)));
+  }
+  out.push_back(added.empty() ? "What is new: nothing." : fmt::format("What is new: {}.", Listing(added, 5)));
+  if (!gone.empty()) out.push_back(fmt::format("What is gone: {}.", Listing(gone, 5)));
+  return out;
+}
+
+void RenderDiffText(const DiffResult& result, const DiffInputs& inputs, std::ostream& out) {
+  if (result.modules.empty()) out << fmt::format("hloscope diff: no module of {} pairs with one of {}\n", inputs.a, inputs.b);
+  for (const ModuleDiff& m : result.modules) {
+    out << fmt::format("{}{}\n", m.b_name, m.a_name == m.b_name ? "" : fmt::format(" (A: {})", m.a_name));
+    out << fmt::format("  A  {}  {}\n", m.a_path.empty() ? inputs.a : m.a_path, m.a_signature);
+    out << fmt::format("  B  {}  {}\n", m.b_path.empty() ? inputs.b : m.b_path, m.b_signature);
+    for (const SizeChange& sc : m.sizes)
+      out << fmt::format("  argument {} {}: {} → {} ({})\n", sc.number, sc.name, sc.a_shape, sc.b_shape,
+                         Ratio(sc.ratio));
+    for (const std::string& line : DiffSummaryLines(m)) out << "  " << line << "\n";
+
+    std::vector<const DiffItem*> scales, added, gone, changed;
+    int64_t unchanged = 0, moved = 0;
+    for (const DiffItem& it : m.items) {
+      if (it.grows)
+        scales.push_back(&it);
+      else if (it.status == DiffStatus::kOnlyInB)
+        added.push_back(&it);
+      else if (it.status == DiffStatus::kOnlyInA)
+        gone.push_back(&it);
+      else if (it.status == DiffStatus::kChanged)
+        changed.push_back(&it);
+      else
+        ++unchanged;
+      if (it.status == DiffStatus::kUnchanged && !it.moved_from.empty()) ++moved;
+    }
+    if (!scales.empty()) {
+      out << "\nGROWS WITH THE ARGUMENTS (bytes per run)\n";
+      for (const DiffItem* it : scales) out << fmt::format("  {}\n      {}\n", Label(*it), GrowthText(m, *it));
+    }
+    // Kernels are many and small: the five that move the most per call,
+    // then a count (the JSON has all).
+    auto section = [&](const char* title, const std::vector<const DiffItem*>& items, bool b_side) {
+      if (items.empty()) return;
+      out << "\n" << title << "\n";
+      int64_t kernels = 0, hidden = 0;
+      for (const DiffItem* it : items) {
+        if (it->kind == DiffKind::kKernel && ++kernels > 5) {
+          ++hidden;
+          continue;
+        }
+        out << fmt::format("  {}\n      {}\n", Label(*it), OneSideText(*it, b_side ? *it->b : *it->a));
+      }
+      if (hidden) out << fmt::format("  + {} smaller kernel{}\n", hidden, hidden == 1 ? "" : "s");
+    };
+    section("ONLY IN B (new)", added, true);
+    section("ONLY IN A (gone)", gone, false);
+    if (!changed.empty()) {
+      out << "\nCHANGED\n";
+      for (const DiffItem* it : changed)
+        out << fmt::format("  {}\n      {}\n", Label(*it), fmt::join(it->changes, "; "));
+    }
+    out << fmt::format("\n{} finding{} unchanged{}{}\n", unchanged, unchanged == 1 ? "" : "s",
+                       moved ? fmt::format(" ({} on other lines in B)", moved) : "",
+                       m.kernels_compared ? "" : "; kernels not compared (a baseline without them: check --kernels)");
+  }
+  for (const std::string& s : result.only_in_a) out << fmt::format("only in A (no module of B pairs with it): {}\n", s);
+  for (const std::string& s : result.only_in_b) out << fmt::format("only in B (no module of A pairs with it): {}\n", s);
+}
+
+void WriteDiffJson(const DiffResult& result, const DiffInputs& inputs,
+                   const std::vector<DiffRegression>* regressions, std::ostream& out) {
+  Json doc = JsonEnvelope("diff");
+  doc["a"] = inputs.a;
+  doc["b"] = inputs.b;
+  Json modules = Json::array();
+  for (const ModuleDiff& m : result.modules) {
+    Json j;
+    j["a"] = {{"name", m.a_name}, {"entry_signature", m.a_signature}, {"path", m.a_path.empty() ? Json(nullptr) : Json(m.a_path)}};
+    j["b"] = {{"name", m.b_name}, {"entry_signature", m.b_signature}, {"path", m.b_path.empty() ? Json(nullptr) : Json(m.b_path)}};
+    Json sizes = Json::array();
+    for (const SizeChange& sc : m.sizes)
+      sizes.push_back({{"number", sc.number},
+                       {"name", sc.name},
+                       {"a_shape", sc.a_shape},
+                       {"b_shape", sc.b_shape},
+                       {"a_bytes", Opt(sc.a_bytes)},
+                       {"b_bytes", Opt(sc.b_bytes)},
+                       {"ratio", OptDouble(sc.ratio)}});
+    j["sizes"] = std::move(sizes);
+    j["size_ratio"] = OptDouble(m.size_ratio);
+    j["size_parameter"] = m.size_parameter.empty() ? Json(nullptr) : Json(m.size_parameter);
+    j["kernels_compared"] = m.kernels_compared;
+    Json summary;
+    int64_t counts[4] = {0, 0, 0, 0};
+    int64_t scales = 0;
+    for (const DiffItem& it : m.items) {
+      ++counts[static_cast<int>(it.status)];
+      scales += it.grows;
+    }
+    summary["scales"] = scales;
+    summary["only_in_a"] = counts[static_cast<int>(DiffStatus::kOnlyInA)];
+    summary["only_in_b"] = counts[static_cast<int>(DiffStatus::kOnlyInB)];
+    summary["changed"] = counts[static_cast<int>(DiffStatus::kChanged)];
+    summary["unchanged"] = counts[static_cast<int>(DiffStatus::kUnchanged)];
+    summary["text"] = DiffSummaryLines(m);
+    j["summary"] = std::move(summary);
+    Json items = Json::array();
+    for (const DiffItem& it : m.items) {
+      Json i;
+      i["kind"] = std::string(DiffKindName(it.kind));
+      i["status"] = std::string(DiffStatusName(it.status));
+      i["what"] = it.what;
+      i["source"] = it.source.empty() ? Json(nullptr) : Json(it.source);
+      i["moved_from"] = it.moved_from.empty() ? Json(nullptr) : Json(it.moved_from);
+      i["op_name"] = it.op_name.empty() ? Json(nullptr) : Json(it.op_name);
+      i["a"] = SideJson(it.a);
+      i["b"] = SideJson(it.b);
+      i["bytes_ratio"] = OptDouble(it.bytes_ratio);
+      i["per_call_ratio"] = OptDouble(it.per_call_ratio);
+      i["exponent"] = OptDouble(it.exponent);
+      i["grows"] = it.grows;
+      i["grows_with"] = it.grows_with.empty() ? Json(nullptr) : Json(it.grows_with);
+      i["changes"] = it.changes;
+      items.push_back(std::move(i));
+    }
+    j["items"] = std::move(items);
+    modules.push_back(std::move(j));
+  }
+  doc["modules"] = std::move(modules);
+  doc["only_in_a"] = result.only_in_a;
+  doc["only_in_b"] = result.only_in_b;
+  if (regressions) {
+    Json gate;
+    gate["passed"] = regressions->empty();
+    Json list = Json::array();
+    for (const DiffRegression& r : *regressions)
+      list.push_back({{"gate", r.gate}, {"module", r.module->b_name}, {"text", r.text}});
+    gate["regressions"] = std::move(list);
+    doc["gate"] = std::move(gate);
+  }
+  out << JsonText(doc);
+}
+
+std::string DiffJsonText(const DiffResult& result, const DiffInputs& inputs,
+                         const std::vector<DiffRegression>* regressions) {
+  std::ostringstream out;
+  WriteDiffJson(result, inputs, regressions, out);
+  return out.str();
+}
+
+}  // namespace hloscope
