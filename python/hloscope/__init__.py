@@ -34,6 +34,7 @@ from ._report import (
 )
 from ._api import analyze, inspect
 from ._assertions import assert_budget, assert_inplace
+from ._diff import Diff, ScalingFinding, ScalingResult, assert_no_regression, diff, scaling
 __version__ = _hloscope.__version__
 JSON_SCHEMA_VERSION = _hloscope.JSON_SCHEMA_VERSION
 
@@ -42,6 +43,12 @@ __all__ = [
     "inspect",
     "assert_inplace",
     "assert_budget",
+    "assert_no_regression",
+    "diff",
+    "scaling",
+    "Diff",
+    "ScalingResult",
+    "ScalingFinding",
     "ParseError",
     "Report",
     "ModuleReport",

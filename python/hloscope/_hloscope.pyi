@@ -103,8 +103,8 @@ class Session:
     def buffer_assignment_path(self) -> str:
         """The dump the verdicts are checked against, or ''."""
 
-    def check_json(self, scope: str = '') -> str:
-        """What `hloscope check --format json [--scope S]` prints."""
+    def check_json(self, scope: str = '', kernels: bool = False) -> str:
+        """What `hloscope check --format json [--scope S] [--kernels]` prints."""
 
     def check_text(self, scope: str = '', min_copy_bytes_shown: int = 0) -> str:
         """What `hloscope check [--scope S] [--min-copy-bytes N]` prints."""
@@ -120,6 +120,17 @@ class Session:
         The check document with the gates' verdict, as `hloscope check --format json` with the
         same flags prints it.
         """
+
+def load_check_document(path: str) -> str:
+    """
+    One side of `hloscope diff`: a check JSON baseline as saved, optimized HLO checked now (with its
+    kernels), or every optimized module of a dump folder. Raises hloscope.ParseError.
+    """
+
+def diff(a_json: str, b_json: str, a_name: str = 'A', b_name: str = 'B', fail_on_new_copies: bool = False, fail_on_new_out_of_place: bool = False, fail_on_more_bytes_per_iteration: bool = False, min_bytes: int = 0, count_scalar_copies: bool = False) -> tuple[str, str, list[str]]:
+    """
+    `hloscope diff` of two check documents: (text, JSON document, regressions of the gates asked for).
+    """
 
 def run_cli(args: Sequence[str]) -> tuple[int, str, str]:
     """Run `hloscope ARGS...` in-process: (exit code, stdout, stderr)."""

@@ -377,6 +377,7 @@ class ModuleReport:
     name: str = ""
     entry: str = ""
     path: Optional[str] = None
+    entry_signature: str = ""  # "(f32[1024,64], s32[]) -> f32[1024,64]", layouts left out
     headline: str = ""
     buffer_assignment: Optional[str] = None  # the dump the verdicts were checked against
     buffer_assignment_unused: Optional[str] = None  # a dump not applied (several modules)

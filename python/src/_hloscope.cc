@@ -36,6 +36,7 @@
 #include "hloscope/app/commands.h"
 #include "hloscope/app/session.h"
 #include "hloscope/report/json_model.h"
+#include "hloscope/report/render_diff.h"
 #include "hloscope/report/render_fusions.h"
 #include "hloscope/report/wording.h"
 #include "hloscope/support/terminal_text.h"
@@ -131,11 +132,13 @@ class PySession {
   }
   std::string buffer_assignment_path() const { return Safe(s_->buffer_assignment_path()); }
 
-  std::string check_json(const std::string& scope) {
+  std::string check_json(const std::string& scope, bool kernels) {
     nb::gil_scoped_release release;
     std::lock_guard lock(*mu_);
     hloscope::ScopedChecks checks(*s_, scope);
-    return hloscope::CheckJsonText(checks.modules());
+    if (!kernels) return hloscope::CheckJsonText(checks.modules());
+    std::vector<hloscope::FusionSelection> selections = hloscope::SessionKernels(*s_, scope);
+    return hloscope::CheckJsonText(checks.modules(), nullptr, &selections);
   }
 
   std::string check_text(const std::string& scope, int64_t min_copy_bytes_shown) {
@@ -255,8 +258,8 @@ NB_MODULE(_hloscope, m) {
       .def("module_names", &PySession::module_names, "Names of the modules, in order.")
       .def_prop_ro("buffer_assignment_path", &PySession::buffer_assignment_path,
                    "The dump the verdicts are checked against, or ''.")
-      .def("check_json", &PySession::check_json, "scope"_a = "",
-           "What `hloscope check --format json [--scope S]` prints.")
+      .def("check_json", &PySession::check_json, "scope"_a = "", "kernels"_a = false,
+           "What `hloscope check --format json [--scope S] [--kernels]` prints.")
       .def("check_text", &PySession::check_text, "scope"_a = "", "min_copy_bytes_shown"_a = 0,
            "What `hloscope check [--scope S] [--min-copy-bytes N]` prints.")
       .def("fusions_json", &PySession::fusions_json, "scope"_a = "",
@@ -267,6 +270,52 @@ NB_MODULE(_hloscope, m) {
            "The check document with the gates' verdict, as `hloscope check --format json` with the\n"
            "same flags prints it.");
 
+  m.def(
+      "load_check_document",
+      [](const std::string& path) {
+        hloscope::DiffRequest request;
+        request.input.map_regular_files = false;
+        hloscope::Result<hloscope::Json> doc = [&] {
+          nb::gil_scoped_release release;
+          return hloscope::LoadCheckDocument(path, request);
+        }();
+        if (!doc.ok()) throw DiagnosticError{doc.error()};
+        return hloscope::JsonText(*doc);
+      },
+      "path"_a,
+      "One side of `hloscope diff`: a check JSON baseline as saved, optimized HLO checked now (with its\n"
+      "kernels), or every optimized module of a dump folder. Raises hloscope.ParseError.");
+  m.def(
+      "diff",
+      [](const std::string& a_json, const std::string& b_json, const std::string& a_name,
+         const std::string& b_name, bool fail_on_new_copies, bool fail_on_new_out_of_place,
+         bool fail_on_more_bytes_per_iteration, int64_t min_bytes, bool count_scalar_copies) {
+        hloscope::Json a = hloscope::Json::parse(a_json, nullptr, false);
+        hloscope::Json b = hloscope::Json::parse(b_json, nullptr, false);
+        if (a.is_discarded() || b.is_discarded()) throw nb::value_error("diff: not JSON documents");
+        hloscope::DiffOptions options;
+        options.count_scalar_copies = count_scalar_copies;
+        hloscope::DiffGates gates;
+        gates.fail_on_new_copies = fail_on_new_copies;
+        gates.fail_on_new_out_of_place = fail_on_new_out_of_place;
+        gates.fail_on_more_bytes_per_iteration = fail_on_more_bytes_per_iteration;
+        gates.min_bytes = min_bytes;
+        hloscope::DiffResult result = hloscope::DiffDocuments(a, b, options);
+        std::vector<hloscope::DiffRegression> regressions = hloscope::EvaluateDiffGates(result, gates);
+        hloscope::DiffInputs inputs{a_name, b_name};
+        std::ostringstream text;
+        hloscope::RenderDiffText(result, inputs, text);
+        std::vector<std::string> failures;
+        for (const hloscope::DiffRegression& r : regressions)
+          failures.push_back(Safe(r.gate + ": " + r.text));
+        return std::make_tuple(Safe(text.str()),
+                               hloscope::DiffJsonText(result, inputs, gates.any() ? &regressions : nullptr),
+                               failures);
+      },
+      "a_json"_a, "b_json"_a, "a_name"_a = "A", "b_name"_a = "B", "fail_on_new_copies"_a = false,
+      "fail_on_new_out_of_place"_a = false, "fail_on_more_bytes_per_iteration"_a = false, "min_bytes"_a = 0,
+      "count_scalar_copies"_a = false,
+      "`hloscope diff` of two check documents: (text, JSON document, regressions of the gates asked for).");
   m.def("run_cli", &RunCli, "args"_a, "Run `hloscope ARGS...` in-process: (exit code, stdout, stderr).");
   m.def(
       "find_buffer_assignment_beside",

@@ -37,8 +37,7 @@ int RunCheckCommand(Session& session, const CheckRequest& request, std::ostream&
     if (request.kernels) kernels = SessionKernels(session, request.scope);
     WriteCheckJson(modules, request.gates.any() ? &violations : nullptr, out,
                    request.kernels ? &kernels : nullptr);
-  }
-  else
+  } else
     RenderCheckText(modules, request.text, out);
   if (violations.empty()) return kExitOk;
   err << GateFailureMessage("hloscope: check failed", violations, modules) << "\n";

@@ -280,9 +280,11 @@ Runner AddDiff(CLI::App& app) {
   auto f = std::make_shared<Flags>();
   CLI::App* cmd = app.add_subcommand(
       "diff",
-      "Compare two compilations (files, `check --format json` baselines or dump folders): what grows with the "
+      "Compare two compilations (files, `check --format json` baselines or dump folders): what grows with "
+      "the "
       "arguments, what is new, what is gone, matched by source line, op_name, opcode and role, not by names");
-  cmd->add_option("A", f->req.a, "the baseline: optimized HLO, a check JSON document, or a dump folder")->required();
+  cmd->add_option("A", f->req.a, "the baseline: optimized HLO, a check JSON document, or a dump folder")
+      ->required();
   cmd->add_option("B", f->req.b, "the new compilation: the same kinds")->required();
   cmd->add_option("--format", f->format, "text or json")->check(CLI::IsMember({"text", "json"}));
   DiffGates& g = f->req.gates;
@@ -299,7 +301,8 @@ Runner AddDiff(CLI::App& app) {
   cmd->add_flag("--no-kernels", f->no_kernels, "do not compare kernels (faster on large modules)");
   cmd->add_flag("--no-buffer-assignment", f->no_buffer_assignment,
                 "do not look for the buffer-assignment dumps beside HLO inputs");
-  cmd->add_option("--max-input-bytes", f->max_input_bytes, "refuse inputs larger than N bytes (default 2 GiB)")
+  cmd->add_option("--max-input-bytes", f->max_input_bytes,
+                  "refuse inputs larger than N bytes (default 2 GiB)")
       ->check(CLI::PositiveNumber);
   return [f](std::ostream& out, std::ostream& err) {
     f->req.format = f->format == "json" ? OutputFormat::kJson : OutputFormat::kText;

@@ -24,7 +24,8 @@ Diagnostic Error(const std::string& path, std::string message) {
 // memory report end otherwise, and `before_optimizations` is not optimized.
 bool IsOptimizedDump(const std::string& file) {
   static constexpr std::string_view kSuffix = "after_optimizations.txt";
-  return file.size() >= kSuffix.size() && file.compare(file.size() - kSuffix.size(), kSuffix.size(), kSuffix) == 0;
+  return file.size() >= kSuffix.size() &&
+         file.compare(file.size() - kSuffix.size(), kSuffix.size(), kSuffix) == 0;
 }
 
 Result<Json> CheckHlo(const std::string& path, const DiffRequest& request) {
@@ -89,15 +90,17 @@ Result<Json> LoadCheckDocument(const std::string& path, const DiffRequest& reque
   const Json& tool = doc.contains("tool") ? doc["tool"] : Json();
   const Json& command = doc.contains("command") ? doc["command"] : Json();
   if (!tool.is_string() || tool.get<std::string>() != "hloscope")
-    return Error(path, "a JSON document not written by hloscope (a baseline is the output of `hloscope check "
-                       "FILE --format json`)");
+    return Error(path,
+                 "a JSON document not written by hloscope (a baseline is the output of `hloscope check "
+                 "FILE --format json`)");
   if (!command.is_string() || command.get<std::string>() != "check")
     return Error(path, fmt::format("a hloscope `{}` document; diff compares `check --format json` documents",
                                    command.is_string() ? command.get<std::string>() : "?"));
   if (!doc.contains("schema_version") || doc["schema_version"] != kJsonSchemaVersion)
-    return Error(path, fmt::format("schema version {} (this hloscope reads version {}): save the baseline again",
-                                   doc.contains("schema_version") ? doc["schema_version"].dump() : "?",
-                                   kJsonSchemaVersion));
+    return Error(
+        path,
+        fmt::format("schema version {} (this hloscope reads version {}): save the baseline again",
+                    doc.contains("schema_version") ? doc["schema_version"].dump() : "?", kJsonSchemaVersion));
   if (!doc.contains("modules") || !doc["modules"].is_array())
     return Error(path, "a check document without \"modules\"");
   return doc;

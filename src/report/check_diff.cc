@@ -77,7 +77,8 @@ SourceFacts SourceOf(const Json& finding) {
     std::string_view part = rest.substr(0, slash);
     rest = slash == std::string_view::npos ? std::string_view() : rest.substr(slash + 1);
     bool wrapper = part == "closed_call" || part == "eval_jaxpr" || part == "core_call" || part == "remat" ||
-                   part == "checkpoint" || (first && (part.rfind("jit(", 0) == 0 || part.rfind("pjit(", 0) == 0));
+                   part == "checkpoint" ||
+                   (first && (part.rfind("jit(", 0) == 0 || part.rfind("pjit(", 0) == 0));
     first = false;
     if (wrapper) continue;
     if (!f.scope.empty()) f.scope.push_back('/');
@@ -179,7 +180,8 @@ class SideBuilder {
     std::string pattern = ShapePattern(s.shape);
     std::string kind = Str(c, "kind");
     std::string what = fmt::format("{} {} ({})", kind.empty() ? "copy" : kind, pattern, s.state);
-    std::string exact = fmt::format("copy|{}|{}|{}|{}|{}|{}", kind, s.state, pattern, src.text, src.op_name, depth);
+    std::string exact =
+        fmt::format("copy|{}|{}|{}|{}|{}|{}", kind, s.state, pattern, src.text, src.op_name, depth);
     std::string loose = fmt::format("copy|{}|{}|{}|{}|{}", kind, pattern, src.function, src.op_name, depth);
     std::string fallback = fmt::format("copy|{}|{}|{}|{}", kind, s.state, pattern, depth);
     Add(DiffKind::kCopy, std::move(exact), std::move(loose), std::move(fallback), std::move(what), src, c,
@@ -244,7 +246,8 @@ class SideBuilder {
     std::string what = fmt::format("kernel {} {}", kind, pattern);
     std::string exact =
         fmt::format("kernel|{}|{}|{}|{}|{}|{}", kind, opset, pattern, src.text, src.op_name, depth);
-    std::string loose = fmt::format("kernel|{}|{}|{}|{}|{}|{}", kind, opset, pattern, src.function, src.op_name, depth);
+    std::string loose =
+        fmt::format("kernel|{}|{}|{}|{}|{}|{}", kind, opset, pattern, src.function, src.op_name, depth);
     std::string fallback = fmt::format("kernel|{}|{}|{}|{}", kind, opset, pattern, depth);
     Add(DiffKind::kKernel, std::move(exact), std::move(loose), std::move(fallback), std::move(what), src, k,
         std::move(s));
@@ -298,7 +301,9 @@ void Compare(const ModuleDiff& m, DiffItem* item) {
   }
 
   auto change = [&](std::string text) { item->changes.push_back(std::move(text)); };
-  const char* noun = item->kind == DiffKind::kUpdate ? "updates" : item->kind == DiffKind::kKernel ? "kernels" : "copies";
+  const char* noun = item->kind == DiffKind::kUpdate   ? "updates"
+                     : item->kind == DiffKind::kKernel ? "kernels"
+                                                       : "copies";
   if (a.count != b.count && item->kind != DiffKind::kParameter && item->kind != DiffKind::kLoop)
     change(fmt::format("{} → {} {}", a.count, b.count, noun));
   if (a.state != b.state) {
@@ -307,9 +312,11 @@ void Compare(const ModuleDiff& m, DiffItem* item) {
                        : item->kind == DiffKind::kLoop      ? "trip count from"
                        : item->kind == DiffKind::kParameter ? "parameter"
                                                             : "state";
-    change(fmt::format("{}: {} → {}", what, a.state.empty() ? "-" : a.state, b.state.empty() ? "-" : b.state));
+    change(
+        fmt::format("{}: {} → {}", what, a.state.empty() ? "-" : a.state, b.state.empty() ? "-" : b.state));
   }
-  if (item->kind == DiffKind::kParameter && a.shape != b.shape) change(fmt::format("{} → {}", a.shape, b.shape));
+  if (item->kind == DiffKind::kParameter && a.shape != b.shape)
+    change(fmt::format("{} → {}", a.shape, b.shape));
   if (item->kind == DiffKind::kLoop && a.trip_count != b.trip_count)
     change(fmt::format("trip count {} → {}", Number(a.trip_count), Number(b.trip_count)));
   if (a.bytes != b.bytes && item->kind != DiffKind::kParameter) {
@@ -451,13 +458,40 @@ ModuleDiff DiffModules(const Json& a, const Json& b, const DiffOptions& options)
       pairs.push_back({i, j});
     }
   }
+  // Attribution that split or merged: another JAX attributes one of two
+  // copies to the next line, so A has groups of 1 + 1 and B one group of 2.
+  // An unmatched group folds into a pair of the same kind of finding whose
+  // other side has more members, as long as the counts then agree.
+  auto fold = [&](std::vector<Group>& side, bool side_is_a) {
+    for (size_t i = 0; i < side.size(); ++i) {
+      if (side[i].matched) continue;
+      for (auto& [ia, ib] : pairs) {
+        Group& mine = side_is_a ? ga[ia] : gb[ib];
+        const Group& other = side_is_a ? gb[ib] : ga[ia];
+        if (&mine == &side[i] || mine.fallback != side[i].fallback) continue;
+        if (mine.side.count + side[i].side.count > other.side.count) continue;
+        DiffSide& to = mine.side;
+        const DiffSide& from = side[i].side;
+        to.count += from.count;
+        to.instructions.insert(to.instructions.end(), from.instructions.begin(), from.instructions.end());
+        to.bytes = SatAdd(to.bytes, from.bytes);
+        to.bytes_per_call = SatAdd(to.bytes_per_call, from.bytes_per_call);
+        side[i].matched = true;
+        break;
+      }
+    }
+  };
+  fold(ga, true);
+  fold(gb, false);
   std::sort(pairs.begin(), pairs.end());
 
   size_t next_pair = 0;
   for (size_t i = 0; i < ga.size(); ++i) {
+    bool paired = next_pair < pairs.size() && pairs[next_pair].first == i;
+    if (ga[i].matched && !paired) continue;  // folded into another group
     DiffItem item = item_of(ga[i]);
     item.a = ga[i].side;
-    if (next_pair < pairs.size() && pairs[next_pair].first == i) {
+    if (paired) {
       const Group& g = gb[pairs[next_pair].second];
       item.b = g.side;
       if (item.source != g.source.text) {
@@ -564,9 +598,10 @@ std::vector<DiffRegression> EvaluateDiffGates(const DiffResult& result, const Di
         int64_t more = *b->bytes - before;
         if (more > 0 && more >= std::max<int64_t>(gates.min_bytes, 1) &&
             static_cast<double>(*b->bytes) > static_cast<double>(before) * 1.01)
-          out.push_back({&m, &it, "more-bytes-per-iteration",
-                         fmt::format("{}: loop{} copies and rewrites {} per iteration in B, {} in A", m.b_name,
-                                     at(it), Bytes(b->bytes), a ? Bytes(a->bytes) : std::string("none"))});
+          out.push_back(
+              {&m, &it, "more-bytes-per-iteration",
+               fmt::format("{}: loop{} copies and rewrites {} per iteration in B, {} in A", m.b_name, at(it),
+                           Bytes(b->bytes), a ? Bytes(a->bytes) : std::string("none"))});
       }
     }
   }

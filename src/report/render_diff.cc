@@ -45,8 +45,8 @@ std::string GrowthText(const ModuleDiff& m, const DiffItem& it) {
     for (const SizeChange& c : m.sizes)
       if (c.name == it.grows_with) sc = &c;
     double r = sc ? sc->ratio : *m.size_ratio;
-    s += fmt::format(", {} as {} grows {} — {}", Ratio(*it.bytes_ratio), it.grows_with.empty() ? "the input" : it.grows_with,
-                     Ratio(r), Law(it));
+    s += fmt::format(", {} as {} grows {} — {}", Ratio(*it.bytes_ratio),
+                     it.grows_with.empty() ? "the input" : it.grows_with, Ratio(r), Law(it));
   }
   if (it.a->bytes_per_call != it.b->bytes_per_call)
     s += fmt::format("; per call {} → {}", Bytes(it.a->bytes_per_call), Bytes(it.b->bytes_per_call));
@@ -114,9 +114,9 @@ std::vector<std::string> DiffSummaryLines(const ModuleDiff& m) {
   if (!m.size_ratio) {
     out.push_back("What scales: the arguments are the same size in A and B; nothing to scale by.");
   } else if (scales.empty()) {
-    out.push_back(fmt::format(
-        "What scales: nothing — no copy, update, loop{} moves more per run as {} grows {}.",
-        m.kernels_compared ? " or kernel" : "", m.size_parameter, Ratio(*m.size_ratio)));
+    out.push_back(
+        fmt::format("What scales: nothing — no copy, update, loop{} moves more per run as {} grows {}.",
+                    m.kernels_compared ? " or kernel" : "", m.size_parameter, Ratio(*m.size_ratio)));
   } else {
     out.push_back(fmt::format("What scales (as {} grows {}): {}.", m.size_parameter, Ratio(*m.size_ratio),
                               Listing(scales, 5)));
@@ -127,7 +127,8 @@ std::vector<std::string> DiffSummaryLines(const ModuleDiff& m) {
 }
 
 void RenderDiffText(const DiffResult& result, const DiffInputs& inputs, std::ostream& out) {
-  if (result.modules.empty()) out << fmt::format("hloscope diff: no module of {} pairs with one of {}\n", inputs.a, inputs.b);
+  if (result.modules.empty())
+    out << fmt::format("hloscope diff: no module of {} pairs with one of {}\n", inputs.a, inputs.b);
   for (const ModuleDiff& m : result.modules) {
     out << fmt::format("{}{}\n", m.b_name, m.a_name == m.b_name ? "" : fmt::format(" (A: {})", m.a_name));
     out << fmt::format("  A  {}  {}\n", m.a_path.empty() ? inputs.a : m.a_path, m.a_signature);
@@ -154,7 +155,8 @@ void RenderDiffText(const DiffResult& result, const DiffInputs& inputs, std::ost
     }
     if (!scales.empty()) {
       out << "\nGROWS WITH THE ARGUMENTS (bytes per run)\n";
-      for (const DiffItem* it : scales) out << fmt::format("  {}\n      {}\n", Label(*it), GrowthText(m, *it));
+      for (const DiffItem* it : scales)
+        out << fmt::format("  {}\n      {}\n", Label(*it), GrowthText(m, *it));
     }
     // Kernels are many and small: the five that move the most per call,
     // then a count (the JSON has all).
@@ -178,12 +180,15 @@ void RenderDiffText(const DiffResult& result, const DiffInputs& inputs, std::ost
       for (const DiffItem* it : changed)
         out << fmt::format("  {}\n      {}\n", Label(*it), fmt::join(it->changes, "; "));
     }
-    out << fmt::format("\n{} finding{} unchanged{}{}\n", unchanged, unchanged == 1 ? "" : "s",
-                       moved ? fmt::format(" ({} on other lines in B)", moved) : "",
-                       m.kernels_compared ? "" : "; kernels not compared (a baseline without them: check --kernels)");
+    out << fmt::format(
+        "\n{} finding{} unchanged{}{}\n", unchanged, unchanged == 1 ? "" : "s",
+        moved ? fmt::format(" ({} on other lines in B)", moved) : "",
+        m.kernels_compared ? "" : "; kernels not compared (a baseline without them: check --kernels)");
   }
-  for (const std::string& s : result.only_in_a) out << fmt::format("only in A (no module of B pairs with it): {}\n", s);
-  for (const std::string& s : result.only_in_b) out << fmt::format("only in B (no module of A pairs with it): {}\n", s);
+  for (const std::string& s : result.only_in_a)
+    out << fmt::format("only in A (no module of B pairs with it): {}\n", s);
+  for (const std::string& s : result.only_in_b)
+    out << fmt::format("only in B (no module of A pairs with it): {}\n", s);
 }
 
 void WriteDiffJson(const DiffResult& result, const DiffInputs& inputs,
@@ -194,8 +199,12 @@ void WriteDiffJson(const DiffResult& result, const DiffInputs& inputs,
   Json modules = Json::array();
   for (const ModuleDiff& m : result.modules) {
     Json j;
-    j["a"] = {{"name", m.a_name}, {"entry_signature", m.a_signature}, {"path", m.a_path.empty() ? Json(nullptr) : Json(m.a_path)}};
-    j["b"] = {{"name", m.b_name}, {"entry_signature", m.b_signature}, {"path", m.b_path.empty() ? Json(nullptr) : Json(m.b_path)}};
+    j["a"] = {{"name", m.a_name},
+              {"entry_signature", m.a_signature},
+              {"path", m.a_path.empty() ? Json(nullptr) : Json(m.a_path)}};
+    j["b"] = {{"name", m.b_name},
+              {"entry_signature", m.b_signature},
+              {"path", m.b_path.empty() ? Json(nullptr) : Json(m.b_path)}};
     Json sizes = Json::array();
     for (const SizeChange& sc : m.sizes)
       sizes.push_back({{"number", sc.number},

@@ -30,7 +30,7 @@ namespace hloscope {
 enum class DiffKind : uint8_t { kParameter, kCopy, kUpdate, kLoop, kKernel };
 enum class DiffStatus : uint8_t { kOnlyInA, kOnlyInB, kChanged, kUnchanged };
 
-std::string_view DiffKindName(DiffKind kind);      // "parameter", "copy", ...
+std::string_view DiffKindName(DiffKind kind);        // "parameter", "copy", ...
 std::string_view DiffStatusName(DiffStatus status);  // "only-in-a", "only-in-b", "changed", "unchanged"
 
 // One side of a matched group: the findings of one compilation with one
@@ -46,19 +46,19 @@ struct DiffSide {
   std::optional<int64_t> bytes_per_call;  // summed over the group
   std::optional<int64_t> executions;      // the most any of the group runs
   std::optional<int64_t> array_bytes;     // bytes of the array involved (copied, updated, the parameter)
-  std::string state;  // copies: cause; updates: verdict; loops: trip count; parameters: donation
-  bool scalar = false;               // copies: scalar copies (summarized, not gated by default)
-  bool in_loop = false;              // runs inside a loop
-  std::string tied_parameter;        // copies: the entry parameter copied (name), if any
-  std::optional<int64_t> trip_count;  // loops
+  std::string state;           // copies: cause; updates: verdict; loops: trip count; parameters: donation
+  bool scalar = false;         // copies: scalar copies (summarized, not gated by default)
+  bool in_loop = false;        // runs inside a loop
+  std::string tied_parameter;  // copies: the entry parameter copied (name), if any
+  std::optional<int64_t> trip_count;                // loops
   std::optional<int64_t> copy_bytes_per_iteration;  // loops
 };
 
 struct DiffItem {
   DiffKind kind = DiffKind::kCopy;
   DiffStatus status = DiffStatus::kUnchanged;
-  std::string what;    // "copy f32[_,128] (read-after-update)"
-  std::string source;  // "dumps/make_dumps.py:32" (B's, if in B), or ""
+  std::string what;        // "copy f32[_,128] (read-after-update)"
+  std::string source;      // "dumps/make_dumps.py:32" (B's, if in B), or ""
   std::string moved_from;  // A's line when B's differs (not a change: the code moved)
   std::string op_name;
   std::optional<DiffSide> a, b;
@@ -66,8 +66,8 @@ struct DiffItem {
   std::optional<double> per_call_ratio;  // b.bytes_per_call / a.bytes_per_call
   // log(bytes_ratio) / log(size ratio): 1 linear in the arrays, 0 fixed.
   std::optional<double> exponent;
-  bool grows = false;      // bytes per run grow with the arrays (exponent >= 0.5)
-  std::string grows_with;  // the argument it tracks ("buf.1"), if one
+  bool grows = false;                // bytes per run grow with the arrays (exponent >= 0.5)
+  std::string grows_with;            // the argument it tracks ("buf.1"), if one
   std::vector<std::string> changes;  // "cause: not-donated → read-after-update", ...
 };
 
@@ -92,7 +92,7 @@ struct ModuleDiff {
 };
 
 struct DiffResult {
-  std::vector<ModuleDiff> modules;  // paired modules
+  std::vector<ModuleDiff> modules;                // paired modules
   std::vector<std::string> only_in_a, only_in_b;  // unpaired: "jit_f (f32[8]) -> f32[8] in PATH"
 };
 
@@ -114,11 +114,13 @@ std::string ShapePattern(std::string_view shape);
 
 // The regression gate of `diff`: what in B is worse than in A.
 struct DiffGates {
-  bool fail_on_new_copies = false;  // an array copy only in B, or more of them
-  bool fail_on_new_out_of_place = false;  // an update out of place or on a copy in B, in place in A
+  bool fail_on_new_copies = false;                // an array copy only in B, or more of them
+  bool fail_on_new_out_of_place = false;          // an update out of place or on a copy in B, in place in A
   bool fail_on_more_bytes_per_iteration = false;  // a loop copies or rewrites more per iteration
-  int64_t min_bytes = 0;  // ignore copies and loops moving fewer bytes per run
-  bool any() const { return fail_on_new_copies || fail_on_new_out_of_place || fail_on_more_bytes_per_iteration; }
+  int64_t min_bytes = 0;                          // ignore copies and loops moving fewer bytes per run
+  bool any() const {
+    return fail_on_new_copies || fail_on_new_out_of_place || fail_on_more_bytes_per_iteration;
+  }
 };
 
 struct DiffRegression {

@@ -1,0 +1,303 @@
+"""Comparing compilations from Python: diff(), scaling() and assert_no_regression().
+
+The comparison itself is the C++ engine's (`hloscope diff`, docs/diff.md):
+findings matched by what they are, growth judged per run against the
+arguments. This module turns reports, files and folders into the check
+documents the engine compares, compiles a function at several sizes, times
+it, and fits exponents.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import statistics
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Optional, Sequence
+
+from . import _hloscope as _C
+from ._report import Report
+
+__all__ = ["Diff", "diff", "ScalingFinding", "ScalingResult", "scaling", "assert_no_regression"]
+
+
+def _document(x: Any) -> "tuple[str, str]":
+    """(check JSON document with kernels, name) of a Report, a path (HLO, baseline, folder) or JSON text."""
+    if isinstance(x, Report):
+        engine = x._engine
+        if engine is not None:
+            return engine.check_json("", True), "<report>"
+        return x.to_json(), "<report>"
+    if isinstance(x, os.PathLike):
+        x = os.fspath(x)
+    if isinstance(x, str):
+        if x.lstrip().startswith("{"):
+            return x, "<json>"
+        return _C.load_check_document(x), x
+    raise TypeError(f"diff() compares Reports, paths and check JSON documents, not {type(x).__name__}")
+
+
+@dataclass
+class Diff:
+    """What `hloscope diff A B` says: ``str(d)`` its text, ``d.json`` its document
+    (docs/json-format.md, "diff"), ``d.regressions`` the gates' failures."""
+
+    text: str
+    json: dict
+    regressions: list = field(default_factory=list)
+
+    def __str__(self) -> str:
+        return self.text
+
+    @property
+    def modules(self) -> list:
+        return self.json.get("modules", [])
+
+    def items(self, *, kind: Optional[str] = None, status: Optional[str] = None,
+              grows: Optional[bool] = None) -> list:
+        """The matched findings (JSON objects) of every module pair, filtered."""
+        out = []
+        for m in self.modules:
+            for it in m["items"]:
+                if kind is not None and it["kind"] != kind:
+                    continue
+                if status is not None and it["status"] != status:
+                    continue
+                if grows is not None and it["grows"] != grows:
+                    continue
+                out.append(it)
+        return out
+
+    @property
+    def passed(self) -> bool:
+        return not self.regressions
+
+
+def diff(a: Any, b: Any, *, fail_on_new_copies: bool = False, fail_on_new_out_of_place: bool = False,
+         fail_on_more_bytes_per_iteration: bool = False, min_bytes: int = 0,
+         count_scalar_copies: bool = False) -> Diff:
+    """Compares two compilations, as ``hloscope diff A B``.
+
+    `a` and `b` are Reports (from inspect()/analyze()), paths of optimized HLO,
+    of a ``check --format json`` baseline or of a dump folder, or check JSON
+    text. The gates fill ``Diff.regressions``; nothing is raised.
+    """
+    a_doc, a_name = _document(a)
+    b_doc, b_name = _document(b)
+    text, doc, regressions = _C.diff(a_doc, b_doc, a_name, b_name, fail_on_new_copies, fail_on_new_out_of_place,
+                                     fail_on_more_bytes_per_iteration, int(min_bytes), count_scalar_copies)
+    return Diff(text=text, json=json.loads(doc), regressions=list(regressions))
+
+
+# ---- scaling --------------------------------------------------------------------------
+
+
+def _fit(xs: Sequence[float], ys: Sequence[Optional[float]]) -> Optional[float]:
+    """Least-squares slope of log(y) on log(x): the exponent of y in x."""
+    pts = [(math.log(x), math.log(y)) for x, y in zip(xs, ys) if y is not None and y > 0 and x > 0]
+    if len(pts) < 2:
+        return None
+    mx = sum(p[0] for p in pts) / len(pts)
+    my = sum(p[1] for p in pts) / len(pts)
+    den = sum((p[0] - mx) ** 2 for p in pts)
+    if den == 0:
+        return None
+    return sum((p[0] - mx) * (p[1] - my) for p in pts) / den
+
+
+@dataclass
+class ScalingFinding:
+    """One finding of the smallest compilation followed across the sizes."""
+
+    kind: str
+    what: str
+    source: Optional[str]
+    bytes: list  # bytes per run at each size (None where absent)
+    bytes_per_call: list
+    exponent: Optional[float]  # of bytes per run in the size
+
+    @property
+    def grows(self) -> bool:
+        return self.exponent is not None and self.exponent >= 0.5
+
+    def __str__(self) -> str:
+        where = f" at {self.source}" if self.source else ""
+        e = "?" if self.exponent is None else f"{self.exponent:.2f}"
+        what = self.what if self.what.startswith(self.kind) else f"{self.kind} {self.what}"
+        return f"{what}{where}: bytes per run ∝ size^{e}"
+
+
+@dataclass
+class ScalingResult:
+    """What scaling() found: per finding the exponent of its bytes in the size,
+    with ``measure=True`` the median time per call and its exponent, and a verdict."""
+
+    sizes: list
+    findings: list  # ScalingFinding, largest per call first
+    diffs: list  # Diff of the smallest size against each larger one
+    times: Optional[list] = None  # median seconds per call at each size
+    time_exponent: Optional[float] = None
+
+    @property
+    def growing(self) -> list:
+        return [f for f in self.findings if f.grows]
+
+    @property
+    def verdict(self) -> str:
+        g = self.growing
+        names = "; ".join(str(f) for f in g[:5])
+        if self.time_exponent is None:
+            return (f"grows with size: {names}" if g
+                    else "nothing grows: no copy, update, loop or kernel moves more per run at larger sizes")
+        t = f"time per call ∝ size^{self.time_exponent:.2f}"
+        if self.time_exponent >= 0.5 and g:
+            return f"{t}, explained by: {names}"
+        if self.time_exponent >= 0.5:
+            return (f"{t}, but no finding grows: the HLO does not change with size: the cost is in the "
+                    "backend's code for these kernels")
+        if g:
+            return f"{t} (flat), though these grow: {names}"
+        return f"{t}: flat, and nothing grows"
+
+    def __str__(self) -> str:
+        lines = [f"sizes {self.sizes}"]
+        if self.times is not None:
+            lines.append("time per call: " + ", ".join(f"{t * 1e3:.3g} ms" for t in self.times))
+        lines.append(self.verdict)
+        for f in self.findings:
+            if f.grows:
+                lines.append(f"  {f}")
+        return "\n".join(lines)
+
+
+def _block(x: Any) -> None:
+    import jax
+    jax.block_until_ready(x)
+
+
+def _time_per_call(compiled: Any, make: Callable[[], tuple], warmup: int, repeats: int) -> float:
+    # Fresh arguments for every call (donated ones are consumed), made outside
+    # the timed region.
+    for _ in range(warmup):
+        args = make()
+        _block(args)
+        _block(compiled(*args))
+    samples = []
+    for _ in range(repeats):
+        args = make()
+        _block(args)
+        t0 = time.perf_counter()
+        _block(compiled(*args))
+        samples.append(time.perf_counter() - t0)
+    return statistics.median(samples)
+
+
+def scaling(fn: Any, make_args: Callable[[int], Sequence[Any]], sizes: Sequence[int] = (1024, 2048, 4096), *,
+            measure: bool = False, warmup: int = 2, repeats: int = 7, progress: bool = True) -> ScalingResult:
+    """Compiles ``fn(*make_args(n))`` at each size n, diffs the compilations and fits exponents.
+
+    Each finding of the smallest compilation is followed to the larger ones
+    (matched as ``hloscope diff`` matches them) and the exponent of its bytes
+    per run in n is fitted. With ``measure=True`` each compiled program also
+    runs (``warmup`` calls, then the median of ``repeats``), and the exponent
+    of the time per call is fitted; the verdict says which findings explain a
+    growing time, or that none does. Progress goes to stderr.
+    """
+    import jax
+
+    from ._api import inspect
+
+    sizes = [int(n) for n in sizes]
+    if len(sizes) < 2:
+        raise ValueError("scaling() needs at least two sizes")
+    jitted = fn if hasattr(fn, "lower") else jax.jit(fn)
+    reports, times = [], []
+    for n in sizes:
+        if progress:
+            print(f"hloscope.scaling: size {n}: compiling", end="", file=sys.stderr, flush=True)
+        args = tuple(make_args(n))
+        reports.append(inspect(jitted, *args))
+        if measure:
+            if progress:
+                print(f", timing ({warmup} warm-up + {repeats} calls)", end="", file=sys.stderr, flush=True)
+            compiled = jitted.lower(*args).compile()
+            times.append(_time_per_call(compiled, lambda: tuple(make_args(n)), warmup, repeats))
+            if progress:
+                print(f": {times[-1] * 1e3:.3g} ms per call", end="", file=sys.stderr)
+        if progress:
+            print(file=sys.stderr, flush=True)
+
+    base_doc, _ = _document(reports[0])
+    diffs = [diff(base_doc, _document(r)[0]) for r in reports[1:]]
+    findings = []
+    if diffs and diffs[0].modules:
+        first = diffs[0].modules[0]["items"]
+        for k, it in enumerate(first):
+            if it["a"] is None or it["kind"] == "parameter":
+                continue
+            per_run = [it["a"]["bytes"]]
+            per_call = [it["a"]["bytes_per_call"]]
+            for d in diffs:
+                items = d.modules[0]["items"] if d.modules else []
+                # The same finding of A: the diffs share A, so its k-th item of A
+                # is found by A's instructions.
+                match = next((x for x in items if x["a"] is not None and x["a"]["instructions"] ==
+                              it["a"]["instructions"] and x["kind"] == it["kind"]), None)
+                b = match["b"] if match else None
+                per_run.append(b["bytes"] if b else None)
+                per_call.append(b["bytes_per_call"] if b else None)
+            findings.append(ScalingFinding(kind=it["kind"], what=it["what"], source=it["source"], bytes=per_run,
+                                           bytes_per_call=per_call, exponent=_fit(sizes, per_run)))
+    findings.sort(key=lambda f: -(f.bytes_per_call[-1] or f.bytes_per_call[0] or 0))
+    result = ScalingResult(sizes=sizes, findings=findings, diffs=diffs)
+    if measure:
+        result.times = times
+        result.time_exponent = _fit(sizes, times)
+    return result
+
+
+# ---- the regression gate for a test suite ----------------------------------------------
+
+
+def assert_no_regression(fn: Any, /, *args: Any, baseline: "str | os.PathLike", update: Optional[bool] = None,
+                         fail_on: Iterable[str] = ("copies", "out_of_place", "bytes_per_iteration"),
+                         min_bytes: int = 0, **kwargs: Any) -> Diff:
+    """Fails (AssertionError) when ``fn(*args, **kwargs)`` compiles to something worse than `baseline`.
+
+    `baseline` is a check JSON document (``hloscope check FILE --format json
+    --kernels``, or written here): when it does not exist, or with
+    ``update=True`` (default: the environment variable
+    ``HLOSCOPE_UPDATE_BASELINE=1``), the current compilation is written to it
+    and the assertion passes. `fail_on` names the gates of ``hloscope diff``:
+    ``copies`` (--fail-on-new-copies), ``out_of_place``
+    (--fail-on-new-out-of-place), ``bytes_per_iteration``
+    (--fail-on-more-bytes-per-iteration).
+    """
+    from ._api import inspect
+
+    gates = set(fail_on)
+    unknown = gates - {"copies", "out_of_place", "bytes_per_iteration"}
+    if unknown:
+        raise ValueError(f"assert_no_regression: unknown gates {sorted(unknown)}")
+    path = os.fspath(baseline)
+    if update is None:
+        update = os.environ.get("HLOSCOPE_UPDATE_BASELINE", "") not in ("", "0")
+    report = inspect(fn, *args, **kwargs)
+    current, _ = _document(report)
+    if update or not os.path.exists(path):
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(current)
+        return Diff(text=f"baseline written: {path}", json={}, regressions=[])
+    with open(path, encoding="utf-8") as f:
+        saved = f.read()
+    d = diff(saved, current, fail_on_new_copies="copies" in gates,
+             fail_on_new_out_of_place="out_of_place" in gates,
+             fail_on_more_bytes_per_iteration="bytes_per_iteration" in gates, min_bytes=min_bytes)
+    if d.regressions:
+        raise AssertionError("hloscope.assert_no_regression: " + f"{len(d.regressions)} regression"
+                             f"{'' if len(d.regressions) == 1 else 's'} against {path}\n  " +
+                             "\n  ".join(d.regressions) + "\n\n" + d.text)
+    return d
