@@ -222,6 +222,26 @@ class SideBuilder {
     std::string exact = fmt::format("loop|{}|{}|{}", src.text, src.op_name, depth);
     std::string loose = fmt::format("loop|{}|{}|{}", src.function, src.op_name, depth);
     std::string fallback = fmt::format("loop|{}", depth);
+    // Its carries rewritten in full: by carry number within the loop.
+    for (const Json& sc : Array(l, "scaling")) {
+      if (Str(sc, "kind") != "carry-rewrite") continue;
+      std::optional<int64_t> carry = Int(sc, "carry");
+      DiffSide c;
+      c.shape = WithoutLayout(Str(sc, "shape"));
+      c.bytes = Int(sc, "bytes");
+      c.array_bytes = c.bytes;
+      c.executions = SatMul(s.trip_count, s.executions);
+      c.bytes_per_call = SatMul(c.bytes, c.executions);
+      c.in_loop = true;
+      std::string n = carry ? std::to_string(*carry) : "?";
+      std::string carry_what =
+          fmt::format("carry {} {} of the loop (rewritten in full)", n, ShapePattern(c.shape));
+      const Json& by = Field(sc, "rewritten_by");
+      Json named = Json::object();
+      named["instruction"] = Str(by, "instruction");
+      Add(DiffKind::kCarry, exact + "|carry|" + n, loose + "|carry|" + n, fallback + "|carry|" + n,
+          carry_what, src, named, std::move(c));
+    }
     Add(DiffKind::kLoop, std::move(exact), std::move(loose), std::move(fallback), std::move(what), src, l,
         std::move(s));
   }
@@ -348,6 +368,8 @@ std::string_view DiffKindName(DiffKind kind) {
       return "update";
     case DiffKind::kLoop:
       return "loop";
+    case DiffKind::kCarry:
+      return "carry";
     case DiffKind::kKernel:
       return "kernel";
   }

@@ -31,11 +31,15 @@ std::string Label(const DiffItem& it) {
   std::string label = it.kind == DiffKind::kUpdate ? "update " + it.what : it.what;
   if (s.count > 1) label += fmt::format(" ×{}", s.count);
   if (!it.source.empty()) label += " at " + it.source;
-  if (s.in_loop && it.kind != DiffKind::kLoop && it.kind != DiffKind::kParameter) label += " (in a loop)";
+  if (s.in_loop && it.kind != DiffKind::kLoop && it.kind != DiffKind::kCarry &&
+      it.kind != DiffKind::kParameter)
+    label += " (in a loop)";
   return label;
 }
 
-const char* PerWhat(const DiffItem& it) { return it.kind == DiffKind::kLoop ? "per iteration" : "per run"; }
+const char* PerWhat(const DiffItem& it) {
+  return it.kind == DiffKind::kLoop || it.kind == DiffKind::kCarry ? "per iteration" : "per run";
+}
 
 // "8.0 MiB → 16.0 MiB per run, ×2 as buf.1 grows ×2 — linear in buf.1"
 std::string GrowthText(const ModuleDiff& m, const DiffItem& it) {

@@ -205,6 +205,24 @@ TEST(Diff, FoldersPairModulesByNameAndSignature) {
   fs::remove_all(b);
 }
 
+// A loop's carry rewritten in full every iteration is an item of its own
+// (matched by its loop and carry number).
+TEST(Diff, CarriesRewrittenInFullAreItems) {
+  std::string hlo =
+      (fs::path(HLOSCOPE_SOURCE_DIR) / "tests/fixtures/jax/loop_matmul_accumulate/module.hlo.txt").string();
+  json d = DiffJson(hlo, hlo);
+  int carries = 0;
+  for (const json& it : d["modules"][0]["items"])
+    if (it["kind"] == "carry") {
+      ++carries;
+      EXPECT_EQ(it["status"], "unchanged");
+      EXPECT_EQ(it["what"], "carry 1 f32[_,_] of the loop (rewritten in full)");
+      EXPECT_EQ(it["a"]["bytes"], 64 * 64 * 4);
+      EXPECT_EQ(it["a"]["instructions"][0], "multiply_add_fusion");
+    }
+  EXPECT_EQ(carries, 1);
+}
+
 TEST(Diff, InputsItCannotCompareExitTwo) {
   CliRun fusions = Cli({"fusions", ModuleFile("fixed_1024"), "--format", "json"});
   fs::path doc = fs::temp_directory_path() / "hloscope_diff_fusions.json";

@@ -27,7 +27,9 @@
 
 namespace hloscope {
 
-enum class DiffKind : uint8_t { kParameter, kCopy, kUpdate, kLoop, kKernel };
+// kCarry: a loop carry rewritten in full every iteration (a loop's
+// `scaling` entry of kind carry-rewrite; carries that are copied are copies).
+enum class DiffKind : uint8_t { kParameter, kCopy, kUpdate, kLoop, kCarry, kKernel };
 enum class DiffStatus : uint8_t { kOnlyInA, kOnlyInB, kChanged, kUnchanged };
 
 std::string_view DiffKindName(DiffKind kind);        // "parameter", "copy", ...
