@@ -8,6 +8,138 @@
 #include "hloscope/support/saturating.h"
 
 namespace hloscope {
+namespace {
+
+// Is this array a buffer the loop works on by slices: read by a
+// dynamic-slice, slice or gather, or updated by a dynamic-update-slice or
+// scatter — directly, inside a fusion, a nested loop or a branch, or through
+// a copy or bitcast of it? Then a copy or full rewrite of it every iteration
+// is O(buffer) work where the program asked for O(slice): the per-step cost
+// grows with the buffer. An array the iteration reads whole anyway (an
+// optimizer's weights, a 12-byte RNG state) is rewritten at the cost the
+// program itself sets.
+class SliceAccess {
+ public:
+  bool Of(const HloInstruction* value, int depth = 0) {
+    if (!value || depth > 8 || visited_.size() > 4096) return false;
+    if (std::find(visited_.begin(), visited_.end(), value) != visited_.end()) return false;
+    visited_.push_back(value);
+    if (ProducedByUpdate(value)) return true;
+    for (const HloInstruction* user : value->users()) {
+      switch (user->opcode()) {
+        case HloOpcode::kDynamicSlice:
+        case HloOpcode::kSlice:
+        case HloOpcode::kGather:
+        case HloOpcode::kDynamicUpdateSlice:
+        case HloOpcode::kScatter:
+          if (user->operand(0) == value) return true;
+          break;
+        case HloOpcode::kBitcast:
+        case HloOpcode::kCopy:
+        case HloOpcode::kConvert:  // a bf16 buffer is updated in f32 between converts
+          if (Of(user, depth + 1)) return true;
+          break;
+        case HloOpcode::kFusion:
+          for (int64_t k = 0; k < user->operand_count(); ++k)
+            if (user->operand(k) == value && user->fused_computation() &&
+                Of(user->fused_computation()->parameter(k), depth + 1))
+              return true;
+          break;
+        case HloOpcode::kConditional:
+          // Operand k+1 is branch k's argument.
+          for (int64_t k = 1; k < user->operand_count(); ++k) {
+            if (user->operand(k) != value) continue;
+            size_t branch = 0;
+            for (const CalledComputation& cc : user->called_computations()) {
+              if (cc.role != CallRole::kBranch && cc.role != CallRole::kTrueComputation &&
+                  cc.role != CallRole::kFalseComputation)
+                continue;
+              if (static_cast<int64_t>(branch++) == k - 1 && cc.computation &&
+                  Of(cc.computation->parameter(0), depth + 1))
+                return true;
+            }
+          }
+          break;
+        case HloOpcode::kTuple:
+          // An element of a nested loop's state: its carry in that body.
+          for (const HloInstruction* t : user->users()) {
+            if (t->opcode() != HloOpcode::kWhile || !t->while_body()) continue;
+            for (int64_t m = 0; m < user->operand_count(); ++m)
+              if (user->operand(m) == value && Carry(t->while_body(), m, depth + 1)) return true;
+          }
+          break;
+        default:
+          break;
+      }
+    }
+    // A tuple-shaped value (a branch or nested body parameter): its
+    // elements are what is sliced.
+    if (value->shape().IsTuple())
+      for (const HloInstruction* user : value->users())
+        if (user->opcode() == HloOpcode::kGetTupleElement && Of(user, depth + 1)) return true;
+    return false;
+  }
+
+  // The value is the result of a slice update: a dynamic-update-slice or
+  // scatter, or a fusion whose root is one (behind bitcasts and converts).
+  static bool ProducedByUpdate(const HloInstruction* value) {
+    const HloInstruction* v = value;
+    if (v->opcode() == HloOpcode::kFusion && v->fused_computation())
+      v = v->fused_computation()->root_instruction();
+    while ((v->opcode() == HloOpcode::kBitcast || v->opcode() == HloOpcode::kConvert) &&
+           v->operand_count() == 1)
+      v = v->operand(0);
+    return v->opcode() == HloOpcode::kDynamicUpdateSlice || v->opcode() == HloOpcode::kScatter;
+  }
+
+  // A kernel that rewrites an array as select(iota == i, new, old): a
+  // one-row update written as a whole-buffer `jnp.where`.
+  static bool MaskedUpdate(const HloInstruction* kernel) {
+    const HloComputation* fused = kernel ? kernel->fused_computation() : nullptr;
+    if (!fused) return false;
+    bool iota = false, select = false;
+    for (const HloInstruction* i : fused->instructions()) {
+      iota |= i->opcode() == HloOpcode::kIota;
+      select |= i->opcode() == HloOpcode::kSelect;
+    }
+    return iota && select;
+  }
+
+  // Carry j is only passed on (to the body's root, through copies and
+  // bitcasts): the iteration does no work on it, so a copy of it is pure
+  // overhead in the array's size (swapped carries).
+  static bool PassedOnOnly(const HloComputation* body, int64_t j) {
+    const HloInstruction* param = body ? body->parameter(0) : nullptr;
+    if (!param) return false;
+    std::vector<const HloInstruction*> values;
+    for (const HloInstruction* user : param->users())
+      if (user->opcode() == HloOpcode::kGetTupleElement && user->tuple_index() == j) values.push_back(user);
+    if (values.empty()) return false;
+    for (size_t k = 0; k < values.size() && k < 64; ++k)
+      for (const HloInstruction* user : values[k]->users()) {
+        if (user->opcode() == HloOpcode::kCopy || user->opcode() == HloOpcode::kBitcast)
+          values.push_back(user);
+        else if (user != body->root_instruction())
+          return false;
+      }
+    return true;
+  }
+
+  // Carry j of a loop body: the get-tuple-elements of its parameter.
+  bool Carry(const HloComputation* body, int64_t j, int depth = 0) {
+    const HloInstruction* param = body ? body->parameter(0) : nullptr;
+    if (!param) return false;
+    for (const HloInstruction* user : param->users())
+      if (user->opcode() == HloOpcode::kGetTupleElement && user->tuple_index() == j && Of(user, depth))
+        return true;
+    return false;
+  }
+
+ private:
+  std::vector<const HloInstruction*> visited_;
+};
+
+}  // namespace
 
 LoopFinding AnalyzeLoop(const CheckContext& ctx, const HloInstruction* w,
                         const std::vector<CopyFinding>& copies) {
@@ -41,6 +173,15 @@ LoopFinding AnalyzeLoop(const CheckContext& ctx, const HloInstruction* w,
       s.copy = c.copy;
       s.shape = c.shape;
       s.bytes = c.bytes;
+      // The copy's array: the copy itself (an update on it), and what it
+      // copies (a carry of this loop, or a value of the body).
+      SliceAccess access;
+      const HloPosition& from = c.copied_from;
+      bool carry = from.instruction == body->parameter(0) && from.index.size() == 1;
+      s.grows_with_buffer =
+          access.Of(c.copy.instruction) ||
+          (carry ? access.Carry(body, from.index[0]) || SliceAccess::PassedOnOnly(body, from.index[0])
+                 : access.Of(from.instruction));
       l.scaling.push_back(s);
     }
   }
@@ -57,6 +198,14 @@ LoopFinding AnalyzeLoop(const CheckContext& ctx, const HloInstruction* w,
       HloPosition cur = d;
       bool in_place_chain = false;
       for (int step = 0; step < 64; ++step) {
+        // A nested while keeps its state in its operand's buffers (copy
+        // insertion makes them one): what it updates in place, the outer
+        // carry is updated in place.
+        if (cur.instruction->opcode() == HloOpcode::kWhile && cur.instruction->operand_count() == 1) {
+          in_place_chain = true;
+          cur = DefiningPosition(cur.instruction->operand(0), cur.index);
+          continue;
+        }
         const InPlacePair* pp = nullptr;
         for (const InPlacePair& p : ctx.PairsOf(cur.instruction))
           if (p.output_index == cur.index) pp = &p;
@@ -78,12 +227,15 @@ LoopFinding AnalyzeLoop(const CheckContext& ctx, const HloInstruction* w,
         sc.rewritten_by = d;
         sc.shape = &s;
         sc.bytes = b;
+        SliceAccess access;
+        sc.grows_with_buffer = access.Carry(body, j) || SliceAccess::MaskedUpdate(d.instruction);
         l.scaling.push_back(sc);
       }
     }
   }
   l.rewrite_bytes_per_iteration = rewrite;
-  l.scales_with_buffer = !l.scaling.empty();
+  l.scales_with_buffer = std::any_of(l.scaling.begin(), l.scaling.end(),
+                                     [](const LoopScaling& s) { return s.grows_with_buffer; });
   return l;
 }
 

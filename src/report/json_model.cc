@@ -180,6 +180,7 @@ Json LoopJson(const LoopFinding& l) {
     js["rewritten_by"] = copy ? Json(nullptr) : PositionJson(s.rewritten_by);
     js["shape"] = s.shape->ToString();
     js["bytes"] = Opt(s.bytes);
+    js["grows_with_buffer"] = s.grows_with_buffer;
     js["text"] = ScalingText(s);
     scaling.push_back(std::move(js));
   }

@@ -240,6 +240,11 @@ struct LoopScaling {
   HloPosition rewritten_by;  // kCarryRewritten: the defining position of the new value
   const Shape* shape = nullptr;
   std::optional<int64_t> bytes;
+  // The array is a buffer the loop otherwise touches by slices (dynamic
+  // slices, gathers, in-place slice updates, a masked `where`) or only
+  // passes on: copying or rewriting it whole every iteration is what makes
+  // the step cost grow with the buffer (loops.cc, docs/analysis.md "Loops").
+  bool grows_with_buffer = false;
 };
 
 struct LoopFinding {
@@ -249,7 +254,7 @@ struct LoopFinding {
   std::optional<int64_t> executions;
   std::optional<int64_t> copy_bytes_per_iteration;
   std::optional<int64_t> rewrite_bytes_per_iteration;
-  bool scales_with_buffer = false;
+  bool scales_with_buffer = false;  // some scaling entry is a sliced buffer
   std::vector<LoopScaling> scaling;
   std::vector<const HloInstruction*> enclosing_loops;
   std::optional<SourceLocation> source;

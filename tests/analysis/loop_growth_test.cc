@@ -1,0 +1,78 @@
+// "Grows with buffer size" on real programs: a loop is flagged when it
+// copies or rewrites in full, every iteration, an array it otherwise works
+// on by slices — the ring buffer copied every step — and not when the work
+// is the program's own: an accumulated matmul, a train step's weights, a
+// fixed-size carry, the fixed ring buffer's 256 B carried row.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "hloscope/app/session.h"
+#include "hloscope/ir/computation.h"
+
+namespace hloscope {
+namespace {
+
+namespace fs = std::filesystem;
+const fs::path kRoot = fs::path(HLOSCOPE_SOURCE_DIR) / "tests" / "fixtures";
+
+std::string DiffCase(const std::string& name) {
+  for (const auto& e : fs::directory_iterator(kRoot / "diff" / name)) {
+    std::string f = e.path().filename().string();
+    if (f.size() > 23 && f.substr(f.size() - 23) == "after_optimizations.txt") return e.path().string();
+  }
+  return "";
+}
+
+// Whether any loop of the program is flagged, and how many loops it has.
+std::pair<bool, size_t> Flagged(const std::string& path) {
+  SessionRequest r;
+  r.path = path;
+  auto s = Session::Open(r);
+  EXPECT_TRUE(s.ok()) << path;
+  if (!s.ok()) return {false, 0};
+  const ModuleCheck& m = (*s)->Analysis(0).check;
+  bool any = false;
+  for (const LoopFinding& l : m.loops) any |= l.scales_with_buffer;
+  return {any, m.loops.size()};
+}
+
+TEST(LoopGrowth, TheRingBufferCopiedEveryStepIsFlagged) {
+  for (const char* c : {"slow_1024", "slow_2048", "reordered_1024", "extra_copy_1024"}) {
+    auto [flagged, loops] = Flagged(DiffCase(c));
+    EXPECT_EQ(loops, 1u) << c;
+    EXPECT_TRUE(flagged) << c;
+  }
+  for (const char* f : {"replay_row_read_after_write", "loop_read_after_write", "loop_dus_bf16"})
+    EXPECT_TRUE(Flagged((kRoot / "jax" / f / "module.hlo.txt").string()).first) << f;
+}
+
+TEST(LoopGrowth, WorkTheProgramAsksForIsNot) {
+  // The fixed ring buffer copies a 256 B row every step: not a sliced buffer.
+  for (const char* c : {"fixed_1024", "fixed_2048"}) {
+    auto [flagged, loops] = Flagged(DiffCase(c));
+    EXPECT_EQ(loops, 1u) << c;
+    EXPECT_FALSE(flagged) << c;
+  }
+  // An accumulated matmul, a train step's weight update, a scan's carry,
+  // and a nested loop that updates the outer carry in place.
+  for (const char* f :
+       {"loop_matmul_accumulate", "scoped_train_step", "scan_ys_output", "nested_fori", "loop_dus_donated"})
+    EXPECT_FALSE(Flagged((kRoot / "jax" / f / "module.hlo.txt").string()).first) << f;
+}
+
+// A nested while that updates the outer loop's carry in place does not
+// rewrite it: its state lives in the outer carry's buffer.
+TEST(LoopGrowth, NestedWhileIsNotAFullRewriteOfTheOuterCarry) {
+  SessionRequest r;
+  r.path = (kRoot / "jax" / "nested_fori" / "module.hlo.txt").string();
+  auto s = Session::Open(r);
+  ASSERT_TRUE(s.ok());
+  for (const LoopFinding& l : (*s)->Analysis(0).check.loops)
+    for (const LoopScaling& sc : l.scaling)
+      EXPECT_NE(sc.kind, LoopScaling::Kind::kCarryRewritten) << l.loop->name() << " carry " << sc.carry;
+}
+
+}  // namespace
+}  // namespace hloscope
