@@ -41,7 +41,7 @@ def _read_text(path: str) -> str:
         return f.read().decode("utf-8", errors="replace")
 
 
-def analyze(x: Any, buffer_assignment: Any = None) -> Report:
+def analyze(x: Any, buffer_assignment: Any = None, *, allow_unoptimized: bool = False) -> Report:
     """Checks optimized HLO and returns the Report ``hloscope check`` would print.
 
     `x` is one of:
@@ -59,9 +59,16 @@ def analyze(x: Any, buffer_assignment: Any = None) -> Report:
     none (``--no-buffer-assignment``). As in the CLI, it is applied only when the
     input holds exactly one module.
 
+    HLO before optimization (a ``before_optimizations`` dump,
+    ``lowered.as_text(dialect="hlo")``: not scheduled) raises ParseError, as
+    ``hloscope check`` refuses it — XLA has not decided its copies yet — unless
+    ``allow_unoptimized=True``. StableHLO, a jaxpr or a buffer-assignment dump
+    given as `x` raise ParseError saying what they are.
+
     Raises ParseError on malformed HLO or dump text, FileNotFoundError for a
     missing file.
     """
+    require = not allow_unoptimized
     lowered_t, compiled_t = _jax_stage_types()
     if lowered_t is not None and isinstance(x, lowered_t):
         if buffer_assignment not in (None, False):
@@ -78,28 +85,28 @@ def analyze(x: Any, buffer_assignment: Any = None) -> Report:
         text = x.as_text()
         if not text:
             raise ValueError("this jax.stages.Compiled has no HLO text (as_text() is empty)")
-        return _text_report(text, "<compiled.as_text()>", ba_text, ba_path)
+        return _text_report(text, "<compiled.as_text()>", ba_text, ba_path, require=require)
 
     if isinstance(x, (bytes, bytearray)):
         return _text_report(bytes(x).decode("utf-8", errors="replace"), "<input>", ba_text,
-                            ba_path)
+                            ba_path, require=require)
     if isinstance(x, str) and _looks_like_text(x, "HloModule"):
-        return _text_report(x, "<input>", ba_text, ba_path)
+        return _text_report(x, "<input>", ba_text, ba_path, require=require)
     if isinstance(x, (str, os.PathLike)):
         path = os.fspath(x)
         if not os.path.isfile(path):
             raise FileNotFoundError(f"no such HLO file: {path!r} (HLO text must contain a "
                                     "newline or start with 'HloModule')")
         if ba_text is not None:
-            return _text_report(_read_text(path), path, ba_text, ba_path)
-        return _report(_C.Session.open_file(path, None, buffer_assignment is None))
+            return _text_report(_read_text(path), path, ba_text, ba_path, require=require)
+        return _report(_C.Session.open_file(path, None, buffer_assignment is None, require))
     raise TypeError(f"hloscope.analyze() takes HLO text, a path, a jax.stages.Compiled or "
                     f"jax.stages.Lowered, not {type(x).__name__}")
 
 
 def _text_report(text: str, name: str, ba_text: Optional[str] = None, ba_path: str = "",
-                 notes=()) -> Report:
-    return _report(_C.Session.open_text(text, name, ba_text, ba_path), notes)
+                 notes=(), require: bool = False) -> Report:
+    return _report(_C.Session.open_text(text, name, ba_text, ba_path, require), notes)
 
 
 def _load_ba(ba: Any) -> "tuple[str, str]":

@@ -80,7 +80,7 @@ class Session:
     """An opened HLO input and its analyses (app/session.h)."""
 
     @staticmethod
-    def open_text(hlo_text: str, path: str = '<input>', buffer_assignment_text: str | None = None, buffer_assignment_path: str = '') -> Session:
+    def open_text(hlo_text: str, path: str = '<input>', buffer_assignment_text: str | None = None, buffer_assignment_path: str = '', require_optimized: bool = False) -> Session:
         """
         Parse HLO text (and optionally XLA's buffer-assignment dump).
 
@@ -89,7 +89,7 @@ class Session:
         """
 
     @staticmethod
-    def open_file(path: str, buffer_assignment_path: str | None = None, find_buffer_assignment: bool = True) -> Session:
+    def open_file(path: str, buffer_assignment_path: str | None = None, find_buffer_assignment: bool = True, require_optimized: bool = False) -> Session:
         """
         Read an HLO dump as `hloscope check PATH [--buffer-assignment BA]` does (the dump
         beside PATH is found unless find_buffer_assignment is False).

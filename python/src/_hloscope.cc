@@ -106,8 +106,9 @@ class PySession {
   }
 
   static PySession OpenText(std::string text, std::string path, std::optional<std::string> ba_text,
-                            std::string ba_path) {
+                            std::string ba_path, bool require_optimized) {
     hloscope::SessionRequest r;
+    r.require_optimized = require_optimized;
     r.path = path;
     r.text = std::move(text);
     r.buffer_assignment_text = std::move(ba_text);
@@ -116,8 +117,10 @@ class PySession {
     return Open(std::move(r));
   }
 
-  static PySession OpenFile(std::string path, std::optional<std::string> ba_path, bool find) {
+  static PySession OpenFile(std::string path, std::optional<std::string> ba_path, bool find,
+                            bool require_optimized) {
     hloscope::SessionRequest r;
+    r.require_optimized = require_optimized;
     r.path = std::move(path);
     r.buffer_assignment_path = ba_path.value_or("");
     r.find_buffer_assignment = find;
@@ -247,11 +250,12 @@ NB_MODULE(_hloscope, m) {
   nb::class_<PySession>(m, "Session", "An opened HLO input and its analyses (app/session.h).")
       .def_static("open_text", &PySession::OpenText, "hlo_text"_a, "path"_a = "<input>",
                   "buffer_assignment_text"_a = nb::none(), "buffer_assignment_path"_a = "",
+                  "require_optimized"_a = false,
                   "Parse HLO text (and optionally XLA's buffer-assignment dump).\n\n"
                   "`path` and `buffer_assignment_path` only name the inputs in diagnostics and reports.\n"
                   "Raises hloscope.ParseError on malformed input.")
       .def_static("open_file", &PySession::OpenFile, "path"_a, "buffer_assignment_path"_a = nb::none(),
-                  "find_buffer_assignment"_a = true,
+                  "find_buffer_assignment"_a = true, "require_optimized"_a = false,
                   "Read an HLO dump as `hloscope check PATH [--buffer-assignment BA]` does (the dump\n"
                   "beside PATH is found unless find_buffer_assignment is False).\n"
                   "Raises hloscope.ParseError on malformed input or unreadable files.")

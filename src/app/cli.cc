@@ -43,6 +43,8 @@ struct InputFlags {
   std::string buffer_assignment;
   bool no_buffer_assignment = false;
   uint64_t max_input_bytes = kDefaultMaxInputBytes;
+  bool require_optimized = false;  // check: refuse HLO before optimization
+  bool allow_unoptimized = false;
 
   OutputFormat output_format() const { return format == "json" ? OutputFormat::kJson : OutputFormat::kText; }
   SessionRequest request(bool with_buffer_assignment) const {
@@ -51,9 +53,16 @@ struct InputFlags {
     r.buffer_assignment_path = buffer_assignment;
     r.use_buffer_assignment = with_buffer_assignment && !no_buffer_assignment;
     r.input.max_bytes = max_input_bytes;
+    r.require_optimized = require_optimized && !allow_unoptimized;
     return r;
   }
 };
+
+void AddAllowUnoptimized(CLI::App* cmd, bool* allow) {
+  cmd->add_flag(
+      "--allow-unoptimized", *allow,
+      "read HLO before optimization too (a before_optimizations dump; its copies are not yet decided)");
+}
 
 void AddInput(CLI::App* cmd, InputFlags* f, bool with_format = true) {
   cmd->add_option("FILE", f->file, "optimized HLO text ('-' for stdin)")->required();
@@ -106,6 +115,8 @@ Runner AddCheck(CLI::App& app) {
       "check", "Every copy, update, loop and parameter: in place or copied, how often, and why");
   AddInput(cmd, &f->in);
   AddBufferAssignment(cmd, &f->in);
+  f->in.require_optimized = true;
+  AddAllowUnoptimized(cmd, &f->in.allow_unoptimized);
   GateOptions& g = f->req.gates;
   cmd->add_flag("--fail-on-copies-in-loops", g.fail_on_copies_in_loops,
                 "exit 1 if any array copy runs inside a loop");
@@ -299,6 +310,7 @@ Runner AddDiff(CLI::App& app) {
   cmd->add_flag("--count-scalar-copies", f->req.diff.count_scalar_copies,
                 "match scalar copies one by one (default: one item, as check summarizes them)");
   cmd->add_flag("--no-kernels", f->no_kernels, "do not compare kernels (faster on large modules)");
+  AddAllowUnoptimized(cmd, &f->req.allow_unoptimized);
   cmd->add_flag("--no-buffer-assignment", f->no_buffer_assignment,
                 "do not look for the buffer-assignment dumps beside HLO inputs");
   cmd->add_option("--max-input-bytes", f->max_input_bytes,

@@ -32,6 +32,7 @@ Result<Json> CheckHlo(const std::string& path, const DiffRequest& request) {
   SessionRequest r;
   r.path = path;
   r.use_buffer_assignment = request.use_buffer_assignment;
+  r.require_optimized = !request.allow_unoptimized;
   r.input = request.input;
   Result<std::unique_ptr<Session>> s = Session::Open(r);
   if (!s.ok()) return s.error();

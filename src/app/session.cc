@@ -1,5 +1,7 @@
 #include "hloscope/app/session.h"
 
+#include "hloscope/parser/input_kind.h"
+
 namespace hloscope {
 
 Result<std::unique_ptr<Session>> Session::Open(SessionRequest request) {
@@ -10,8 +12,26 @@ Result<std::unique_ptr<Session>> Session::Open(SessionRequest request) {
   bool from_text = request.text.has_value();
   Result<HloModuleGroup> group =
       from_text ? ParseHloText(std::move(*request.text), parse) : ParseHloFile(request.path, parse);
-  if (!group.ok()) return group.error();
+  if (!group.ok()) {
+    // A foreign format fails on its first line: say what it is instead.
+    Diagnostic d = group.error();
+    if (d.line == 1)
+      if (std::optional<std::string> hint = ForeignInputHint(SniffInputKind(d.line_text))) {
+        d.message = *hint;
+        d.column = 1;
+        d.caret = 1;
+      }
+    return d;
+  }
   s->group_ = std::move(group).value();
+  if (request.require_optimized)
+    for (const auto& m : s->group_.modules)
+      if (!IsOptimizedModule(*m)) {
+        Diagnostic d;
+        d.path = parse.path;
+        d.message = UnoptimizedInputMessage(*m);
+        return d;
+      }
 
   if (request.use_buffer_assignment) {
     std::string ba_path = request.buffer_assignment_path;

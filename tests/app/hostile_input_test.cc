@@ -43,8 +43,8 @@ class HostileInputTest : public ::testing::Test {
   std::vector<int> EveryCommand(const std::string& file, const std::vector<std::string>& extra = {}) {
     const std::string root = (dir_ / "src").string();
     const std::vector<std::vector<std::string>> commands = {
-        {"check", file},
-        {"check", file, "--max-copy-bytes", "100", "--fail-on-out-of-place"},
+        {"check", "--allow-unoptimized", file},
+        {"check", "--allow-unoptimized", file, "--max-copy-bytes", "100", "--fail-on-out-of-place"},
         {"stats", file},
         {"fusions", file},
         {"where", file, ":1-1000000", "--source-root", root},
@@ -152,7 +152,7 @@ std::string NestedFusions(int depth) {
 }
 
 TEST_F(HostileInputTest, ADeepChainOfNestedFusionsIsAnErrorNotAStackOverflow) {
-  CliRun r = Cli({"check", Write("deep.hlo", NestedFusions(2000))});
+  CliRun r = Cli({"check", "--allow-unoptimized", Write("deep.hlo", NestedFusions(2000))});
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("error: computations are nested more than 256 levels deep at"), std::string::npos)
       << r.err;
@@ -191,7 +191,7 @@ TEST_F(HostileInputTest, ALongOperandChainIsWalkedWithoutRecursion) {
        "  ROOT %r = f32[4]{0} dynamic-update-slice(%g" +
        std::to_string(n - 1) + ", %u, %i)\n}\n";
   std::string file = Write("chain.hlo", t);
-  CliRun r = Cli({"check", file});
+  CliRun r = Cli({"check", "--allow-unoptimized", file});
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("UPDATES"), std::string::npos);
 }
@@ -211,18 +211,18 @@ TEST_F(HostileInputTest, ExecutionCountsAndBytesSaturateToOverflow) {
   t += "ENTRY %e (p: f32[4]) -> f32[4] {\n  %p = f32[4]{0} parameter(0)\n"
        "  ROOT %y = f32[4]{0} call(%p), to_apply=%f60\n}\n";
   std::string file = Write("diamond.hlo", t);
-  CliRun text = Cli({"check", file});
+  CliRun text = Cli({"check", "--allow-unoptimized", file});
   EXPECT_EQ(text.code, 0) << text.err;
   EXPECT_EQ(text.out.substr(0, text.out.find('\n')), "m: 1 copy, overflow moved per call.");
   EXPECT_FALSE(std::regex_search(text.out, std::regex("-[0-9]"))) << text.out;  // no negative number
-  CliRun json = Cli({"check", file, "--format", "json"});
+  CliRun json = Cli({"check", "--allow-unoptimized", file, "--format", "json"});
   nlohmann::json doc = nlohmann::json::parse(json.out);
   const auto& copy = doc["modules"][0]["copies"][0];
   EXPECT_EQ(copy["executions"], int64_t{1} << 60);
   EXPECT_EQ(copy["total_bytes"], INT64_MAX);
   // Overflow is over every byte budget.
-  EXPECT_EQ(Cli({"check", file, "--max-copy-bytes", "9223372036854775806"}).code, 1);
-  EXPECT_EQ(Cli({"check", file, "--max-copy-bytes", "9223372036854775807"}).code, 1);
+  EXPECT_EQ(Cli({"check", "--allow-unoptimized", file, "--max-copy-bytes", "9223372036854775806"}).code, 1);
+  EXPECT_EQ(Cli({"check", "--allow-unoptimized", file, "--max-copy-bytes", "9223372036854775807"}).code, 1);
   for (int code : EveryCommand(file)) EXPECT_LE(code, 1);
 }
 
@@ -258,17 +258,17 @@ std::string NestedLoops(int depth, const std::string& trips) {
 
 TEST_F(HostileInputTest, NestedLoopsWhoseCountsOverflowAreOverBudget) {
   std::string file = Write("loops.hlo", NestedLoops(3, "1000000000"));
-  CliRun text = Cli({"check", file});
+  CliRun text = Cli({"check", "--allow-unoptimized", file});
   EXPECT_EQ(text.code, 0) << text.err;
   EXPECT_NE(text.out.find("overflow"), std::string::npos) << text.out;
-  CliRun json = Cli({"check", file, "--format", "json"});
+  CliRun json = Cli({"check", "--allow-unoptimized", file, "--format", "json"});
   nlohmann::json doc = nlohmann::json::parse(json.out);
   for (const auto& c : doc["modules"][0]["copies"])
     if (c["shape"] == "f32[4]{0}") {
       EXPECT_EQ(c["executions"], INT64_MAX) << c.dump();
     }
-  EXPECT_EQ(Cli({"check", file, "--max-copy-bytes-in-loops", "100"}).code, 1);
-  EXPECT_EQ(Cli({"check", file, "--max-copies-in-loops", "0"}).code, 1);
+  EXPECT_EQ(Cli({"check", "--allow-unoptimized", file, "--max-copy-bytes-in-loops", "100"}).code, 1);
+  EXPECT_EQ(Cli({"check", "--allow-unoptimized", file, "--max-copies-in-loops", "0"}).code, 1);
   for (int code : EveryCommand(file)) EXPECT_LE(code, 1);
 }
 
@@ -304,7 +304,7 @@ TEST_F(HostileInputTest, ShapesPastInt64AreUnknownNotNegative) {
   EXPECT_EQ(stats.code, 0);
   EXPECT_EQ(stats.out.find("-8 B"), std::string::npos) << stats.out;
   // Unknown bytes break a byte budget, whatever its size.
-  CliRun gate = Cli({"check", file, "--max-copy-bytes", "100"});
+  CliRun gate = Cli({"check", "--allow-unoptimized", file, "--max-copy-bytes", "100"});
   EXPECT_EQ(gate.code, 1);
   EXPECT_NE(gate.err.find("copies move 0 B per call plus an unknown amount, budget 100 B"), std::string::npos)
       << gate.err;
@@ -316,13 +316,13 @@ TEST_F(HostileInputTest, BudgetsThatPassEverythingAreUsageErrors) {
                            "HloModule m\nENTRY %e (p: f32[4]) -> f32[4] {\n"
                            "  ROOT %p = f32[4]{0} parameter(0)\n}\n");
   for (const char* value : {"-1", "nan", "inf", "1e3", "99999999999999999999"}) {
-    CliRun r = Cli({"check", file, "--max-copy-bytes", value});
+    CliRun r = Cli({"check", "--allow-unoptimized", file, "--max-copy-bytes", value});
     EXPECT_EQ(r.code, 2) << value;
     EXPECT_EQ(r.err.substr(0, r.err.find('\n')), std::string("--max-copy-bytes: ") + value +
                                                      " is not a whole number from 0 to 9223372036854775807");
   }
-  EXPECT_EQ(Cli({"check", file, "--max-copies", "-5"}).code, 2);
-  EXPECT_EQ(Cli({"check", file, "--max-copies", "0"}).code, 0);
+  EXPECT_EQ(Cli({"check", "--allow-unoptimized", file, "--max-copies", "-5"}).code, 2);
+  EXPECT_EQ(Cli({"check", "--allow-unoptimized", file, "--max-copies", "0"}).code, 0);
 }
 
 // --- 3. Text that cannot hurt ----------------------------------------------------
@@ -340,7 +340,7 @@ TEST_F(HostileInputTest, ControlCharactersFromMetadataAreEscapedEverywhere) {
   EXPECT_EQ(explain.code, 0);
   EXPECT_NE(explain.out.find("op_name \"a\\x1b]0;pwn\\x07\\x1b[2J\\x0aCOPIES forged\""), std::string::npos)
       << explain.out;
-  CliRun json = Cli({"check", file, "--format", "json"});
+  CliRun json = Cli({"check", "--allow-unoptimized", file, "--format", "json"});
   nlohmann::json doc = nlohmann::json::parse(json.out);  // the \xff byte did not abort it
   EXPECT_EQ(doc["modules"][0]["copies"][0]["source"]["file"], "t\x1b.py");
 }
@@ -348,21 +348,21 @@ TEST_F(HostileInputTest, ControlCharactersFromMetadataAreEscapedEverywhere) {
 // --- 4. Files --------------------------------------------------------------------
 
 TEST_F(HostileInputTest, DirectoriesAndDevicesGetAMessage) {
-  CliRun dir = Cli({"check", dir_.string()});
+  CliRun dir = Cli({"check", "--allow-unoptimized", dir_.string()});
   EXPECT_EQ(dir.code, 2);
   EXPECT_EQ(dir.err.rfind(dir_.string() + ": error: is a directory, not an HLO file", 0), 0u) << dir.err;
   std::string file = Write("m.hlo",
                            "HloModule m\nENTRY %e (p: f32[4]) -> f32[4] {\n"
                            "  ROOT %p = f32[4]{0} parameter(0)\n}\n");
-  CliRun ba_dir = Cli({"check", file, "--buffer-assignment", dir_.string()});
+  CliRun ba_dir = Cli({"check", "--allow-unoptimized", file, "--buffer-assignment", dir_.string()});
   EXPECT_EQ(ba_dir.code, 2);
   EXPECT_EQ(ba_dir.err.rfind(dir_.string() + ": error: is a directory", 0), 0u) << ba_dir.err;
   // /dev/zero never ends: read up to the limit (or stopped at the first
   // NUL byte), never until memory runs out.
-  CliRun zero = Cli({"check", "/dev/zero", "--max-input-bytes", "4096"});
+  CliRun zero = Cli({"check", "--allow-unoptimized", "/dev/zero", "--max-input-bytes", "4096"});
   EXPECT_EQ(zero.code, 2);
   EXPECT_EQ(zero.err.rfind("/dev/zero", 0), 0u) << zero.err;
-  CliRun too_big = Cli({"check", file, "--max-input-bytes", "10"});
+  CliRun too_big = Cli({"check", "--allow-unoptimized", file, "--max-input-bytes", "10"});
   EXPECT_EQ(too_big.code, 2);
   EXPECT_NE(too_big.err.find("--max-input-bytes"), std::string::npos) << too_big.err;
 }
@@ -413,7 +413,9 @@ TEST_F(HostileInputTest, AFailedWriteExitsTwo) {
   for (const char* command : {"check", "stats", "print", "fusions", "explain"}) {
     err.str("");
     out.clear();
-    EXPECT_EQ(RunCli({command, file}, out, err), 2) << command;
+    std::vector<std::string> args = {command, file};
+    if (std::string(command) == "check") args.push_back("--allow-unoptimized");
+    EXPECT_EQ(RunCli(args, out, err), 2) << command;
     EXPECT_NE(err.str().find("hloscope: error: cannot write the output"), std::string::npos) << err.str();
   }
 }

@@ -31,7 +31,7 @@ HOSTILE = (
 
 
 def test_control_characters_from_metadata_are_escaped_in_str():
-    report = hloscope.analyze(HOSTILE, buffer_assignment=False)
+    report = hloscope.analyze(HOSTILE, buffer_assignment=False, allow_unoptimized=True)
     text = str(report)
     assert len(report.copies) == 1
     assert not CONTROL.search(text), repr(text)
@@ -44,7 +44,7 @@ def test_non_utf8_bytes_give_a_report_not_unicode_decode_error(tmp_path):
     path = tmp_path / "module.hlo.txt"
     path.write_bytes(raw)
     for x in (raw, str(path)):
-        report = hloscope.analyze(x, buffer_assignment=False)
+        report = hloscope.analyze(x, buffer_assignment=False, allow_unoptimized=True)
         text = str(report)
         assert len(report.copies) == 1
         assert not CONTROL.search(text), repr(text)
@@ -60,7 +60,7 @@ def test_error_window_cutting_a_multibyte_character_is_a_parse_error(tmp_path):
     path.write_bytes(text.encode("utf-8"))
     for x in (text, str(path)):
         with pytest.raises(hloscope.ParseError) as e:
-            hloscope.analyze(x, buffer_assignment=False)
+            hloscope.analyze(x, buffer_assignment=False, allow_unoptimized=True)
         assert e.value.line == 3
         message = str(e.value)
         assert "^" in message
@@ -79,7 +79,7 @@ def test_error_window_cutting_a_multibyte_character_is_a_parse_error(tmp_path):
 def test_modules_the_analyses_cannot_survive_are_parse_errors(body, message):
     text = "HloModule m\nENTRY %e (p: f32[4]) -> f32[4] {\n" + body + "}\n"
     with pytest.raises(hloscope.ParseError) as e:
-        hloscope.analyze(text, buffer_assignment=False)
+        hloscope.analyze(text, buffer_assignment=False, allow_unoptimized=True)
     assert e.value.message == message
     assert e.value.line == 4
 
@@ -95,7 +95,7 @@ def test_a_deep_chain_of_nested_fusions_is_a_parse_error_not_a_crash():
     lines += ["ENTRY %e (p: f32[4]) -> f32[4] {", "  %p = f32[4]{0} parameter(0)",
               "  ROOT %a = f32[4]{0} fusion(%p), kind=kLoop, calls=%f0", "}"]
     with pytest.raises(hloscope.ParseError) as e:
-        hloscope.analyze("\n".join(lines) + "\n", buffer_assignment=False)
+        hloscope.analyze("\n".join(lines) + "\n", buffer_assignment=False, allow_unoptimized=True)
     assert "nested" in e.value.message
 
 
@@ -104,7 +104,7 @@ def test_sizes_past_int64_are_not_negative():
     text = (f"HloModule m\nENTRY %e (p: f32[{n}]) -> f32[{n}] {{\n"
             f"  %p = f32[{n}]{{0}} parameter(0)\n"
             f"  ROOT %c = f32[{n}]{{0}} copy(%p)\n}}\n")
-    report = hloscope.analyze(text, buffer_assignment=False)
+    report = hloscope.analyze(text, buffer_assignment=False, allow_unoptimized=True)
     (copy,) = report.copies
     assert copy.bytes is None or copy.bytes >= 0
     assert "-" not in str(report).split("\n")[0]
@@ -115,13 +115,13 @@ def test_sizes_past_int64_are_not_negative():
 
 @pytest.mark.parametrize("value", [math.nan, math.inf, -1, -0.5, 1.5, 2**63])
 def test_budgets_that_pass_everything_are_rejected(value):
-    report = hloscope.analyze(HOSTILE, buffer_assignment=False)
+    report = hloscope.analyze(HOSTILE, buffer_assignment=False, allow_unoptimized=True)
     with pytest.raises(ValueError, match="max_copy_bytes must be a whole number from 0"):
         hloscope.assert_budget(report, max_copy_bytes=value)
 
 
 def test_a_budget_that_is_not_a_number_is_a_type_error():
-    report = hloscope.analyze(HOSTILE, buffer_assignment=False)
+    report = hloscope.analyze(HOSTILE, buffer_assignment=False, allow_unoptimized=True)
     with pytest.raises(TypeError):
         hloscope.assert_budget(report, max_copies="10")
     with pytest.raises(TypeError):
@@ -129,7 +129,7 @@ def test_a_budget_that_is_not_a_number_is_a_type_error():
 
 
 def test_a_whole_float_budget_is_taken():
-    report = hloscope.analyze(HOSTILE, buffer_assignment=False)
+    report = hloscope.analyze(HOSTILE, buffer_assignment=False, allow_unoptimized=True)
     assert hloscope.assert_budget(report, max_copy_bytes=1e6) is report
 
 
@@ -142,7 +142,7 @@ def test_one_report_used_from_many_threads_gives_the_same_answers():
     # The analyses are built lazily with the GIL released; the engine
     # serializes calls on one session.
     text = HOSTILE.replace("ROOT %c", "%c").replace("}\n}", "}\n  ROOT %t = (f32[1024]{0}) tuple(%c)\n}")
-    report = hloscope.analyze(text, buffer_assignment=False)
+    report = hloscope.analyze(text, buffer_assignment=False, allow_unoptimized=True)
     engine = report._engine
     results, errors = [], []
 

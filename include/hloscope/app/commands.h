@@ -89,6 +89,7 @@ struct DiffRequest {
   DiffOptions diff;
   bool kernels = true;  // compare kernels too (builds each module's source index)
   bool use_buffer_assignment = true;
+  bool allow_unoptimized = false;  // HLO inputs: read HLO before optimization too
   InputOptions input;
 };
 // One side of a diff as a check document: a baseline as saved, HLO checked

@@ -34,6 +34,10 @@ struct SessionRequest {
   std::optional<std::string> buffer_assignment_text;
   bool find_buffer_assignment = true;
   bool use_buffer_assignment = true;  // false: --no-buffer-assignment
+  // Refuse HLO before optimization (parser/input_kind.h): what `check`,
+  // `diff` and Python's analyze() need; off for the exploring commands
+  // (print, stats) and for hand-written HLO in tests. --allow-unoptimized.
+  bool require_optimized = false;
   SourceOptions source;
   // How files are read: the size limit (--max-input-bytes) and whether
   // regular files are mapped (support/input_file.h).
