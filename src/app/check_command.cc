@@ -28,6 +28,7 @@ std::vector<FusionSelection> SessionKernels(Session& session, const std::string&
 }
 
 int RunCheckCommand(Session& session, const CheckRequest& request, std::ostream& out, std::ostream& err) {
+  if (!CheckScopeExists(session, request.scope, err)) return kExitError;
   ScopedChecks checks(session, request.scope);
   const std::vector<const ModuleCheck*>& modules = checks.modules();
   std::vector<Violation> violations;

@@ -196,7 +196,9 @@ Runner AddFusions(CLI::App& app) {
   AddScope(cmd, &f->req.scope);
   return [f](std::ostream& out, std::ostream& err) {
     f->req.format = f->in.output_format();
-    return WithSession(f->in, true, err, [&](Session& s) { return RunFusionsCommand(s, f->req, out); });
+    return WithSession(f->in, true, err, [&](Session& s) {
+      return CheckScopeExists(s, f->req.scope, err) ? RunFusionsCommand(s, f->req, out) : kExitError;
+    });
   };
 }
 
@@ -255,7 +257,9 @@ Runner AddAnnotate(CLI::App& app) {
   cmd->add_flag("--all", f->req.text.whole_files, "print every line of each file");
   return [f](std::ostream& out, std::ostream& err) {
     f->req.format = f->in.output_format();
-    return WithSession(f->in, true, err, [&](Session& s) { return RunAnnotateCommand(s, f->req, out); });
+    return WithSession(f->in, true, err, [&](Session& s) {
+      return CheckScopeExists(s, f->req.text.scope, err) ? RunAnnotateCommand(s, f->req, out) : kExitError;
+    });
   };
 }
 
@@ -277,6 +281,18 @@ Runner AddExplain(CLI::App& app) {
     f->req.format = f->in.output_format();
     f->req.input_name = f->in.file;
     return WithSession(f->in, true, err, [&](Session& s) { return RunExplainCommand(s, f->req, out, err); });
+  };
+}
+
+Runner AddScopes(CLI::App& app) {
+  auto f = std::make_shared<InputFlags>();
+  CLI::App* cmd = app.add_subcommand("scopes",
+                                     "The jax.named_scope paths in the module, with how many instructions "
+                                     "each holds (what --scope selects)");
+  AddInput(cmd, f.get());
+  return [f](std::ostream& out, std::ostream& err) {
+    return WithSession(*f, false, err,
+                       [&](Session& s) { return RunScopesCommand(s, f->output_format(), out); });
   };
 }
 
@@ -344,6 +360,7 @@ int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
   add(&AddAnnotate);
   add(&AddExplain);
   add(&AddDiff);
+  add(&AddScopes);
   std::vector<std::string> argv_storage = {"hloscope"};
   argv_storage.insert(argv_storage.end(), args.begin(), args.end());
   std::vector<const char*> argv;

@@ -100,6 +100,11 @@ Result<Json> LoadCheckDocument(const std::string& path, const DiffRequest& reque
 int RunDiffCommand(const DiffRequest& request, std::ostream& out, std::ostream& err);
 
 int RunStatsCommand(Session& session, OutputFormat format, std::ostream& out);
+// `hloscope scopes`: every module's named scopes with instruction counts.
+int RunScopesCommand(Session& session, OutputFormat format, std::ostream& out);
+// A --scope no instruction of the session lies in: prints which scopes are
+// closest to `err` and returns false (the command exits 2).
+bool CheckScopeExists(Session& session, const std::string& scope, std::ostream& err);
 int RunPrintCommand(Session& session, std::ostream& out);
 
 }  // namespace hloscope

@@ -1,0 +1,33 @@
+// scopes: the named scopes of each module; and the check every --scope
+// gets, so that a misspelt scope is an error instead of an empty report.
+#include "hloscope/analysis/scope_list.h"
+#include "hloscope/app/commands.h"
+#include "hloscope/report/render_scopes.h"
+
+namespace hloscope {
+
+int RunScopesCommand(Session& session, OutputFormat format, std::ostream& out) {
+  std::vector<ModuleScopes> modules;
+  for (const HloModule* m : session.modules()) modules.push_back({m, ListScopes(*m)});
+  if (format == OutputFormat::kJson)
+    WriteScopesJson(modules, out);
+  else
+    RenderScopesText(modules, out);
+  return kExitOk;
+}
+
+bool CheckScopeExists(Session& session, const std::string& scope, std::ostream& err) {
+  if (scope.empty()) return true;
+  std::vector<ScopeCount> all;
+  for (const HloModule* m : session.modules()) {
+    if (AnyInstructionInScope(*m, scope)) return true;
+    std::vector<ScopeCount> s = ListScopes(*m);
+    all.insert(all.end(), s.begin(), s.end());
+  }
+  std::string input = session.module_count() ? session.module(0).path() : "";
+  err << "hloscope: error: "
+      << UnknownScopeMessage(scope, ClosestScopes(all, scope), input.empty() ? "FILE" : input) << "\n";
+  return false;
+}
+
+}  // namespace hloscope
