@@ -20,7 +20,7 @@ from hloscope import _hloscope  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SCHEMA_DIR = os.path.join(REPO, "docs", "schema")
-COMMANDS = ("check", "stats", "fusions", "where", "annotate", "explain")
+COMMANDS = ("check", "stats", "fusions", "where", "annotate", "explain", "scopes")
 
 
 def _registry():
@@ -84,7 +84,11 @@ def test_every_command_validates(hlo):
                           "--fail-on-out-of-place", "--fail-on-contradiction", "--max-copies", "0",
                           "--max-copy-bytes", "1", "--max-copies-in-loops", "0",
                           "--max-copy-bytes-in-loops", "1"), what + " (gates)")
-    validate("check", run("check", hlo, "--format", "json", "--scope", "body"), what + " (scope)")
+    scopes = run("scopes", hlo, "--format", "json")
+    validate("scopes", scopes, what)
+    # Scoped output, with a scope the module has (an unknown one is an error).
+    for s in scopes["modules"][0]["scopes"][:1]:
+        validate("check", run("check", hlo, "--format", "json", "--scope", s["path"]), what + " (scope)")
     validate("stats", run("stats", hlo, "--format", "json"), what)
     validate("fusions", run("fusions", hlo, "--format", "json"), what)
     validate("where", run("where", hlo, program_file(hlo), "--format", "json",
