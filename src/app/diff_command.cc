@@ -12,13 +12,6 @@
 namespace hloscope {
 namespace {
 
-Diagnostic Error(const std::string& path, std::string message) {
-  Diagnostic d;
-  d.path = path;
-  d.message = std::move(message);
-  return d;
-}
-
 // XLA names an optimized dump `module_NNNN.NAME.<backend>_after_optimizations.txt`
 // (GPU: `…sm_9.0a_gpu_after_optimizations.txt`); its buffer assignment and
 // memory report end otherwise, and `before_optimizations` is not optimized.
@@ -54,7 +47,8 @@ Result<Json> LoadFolder(const std::string& path, const DiffRequest& request) {
   }
   if (ec) return CannotOpenFile(path, ec.message());
   if (files.empty())
-    return Error(path, "no optimized HLO dump in this folder (XLA's *after_optimizations.txt files)");
+    return InputDiagnostic(path,
+                           "no optimized HLO dump in this folder (XLA's *after_optimizations.txt files)");
   std::sort(files.begin(), files.end());
   Json doc = JsonEnvelope("check");
   doc["modules"] = Json::array();
@@ -91,19 +85,21 @@ Result<Json> LoadCheckDocument(const std::string& path, const DiffRequest& reque
   const Json& tool = doc.contains("tool") ? doc["tool"] : Json();
   const Json& command = doc.contains("command") ? doc["command"] : Json();
   if (!tool.is_string() || tool.get<std::string>() != "hloscope")
-    return Error(path,
-                 "a JSON document not written by hloscope (a baseline is the output of `hloscope check "
-                 "FILE --format json`)");
+    return InputDiagnostic(
+        path,
+        "a JSON document not written by hloscope (a baseline is the output of `hloscope check "
+        "FILE --format json`)");
   if (!command.is_string() || command.get<std::string>() != "check")
-    return Error(path, fmt::format("a hloscope `{}` document; diff compares `check --format json` documents",
-                                   command.is_string() ? command.get<std::string>() : "?"));
+    return InputDiagnostic(
+        path, fmt::format("a hloscope `{}` document; diff compares `check --format json` documents",
+                          command.is_string() ? command.get<std::string>() : "?"));
   if (!doc.contains("schema_version") || doc["schema_version"] != kJsonSchemaVersion)
-    return Error(
+    return InputDiagnostic(
         path,
         fmt::format("schema version {} (this hloscope reads version {}): save the baseline again",
                     doc.contains("schema_version") ? doc["schema_version"].dump() : "?", kJsonSchemaVersion));
   if (!doc.contains("modules") || !doc["modules"].is_array())
-    return Error(path, "a check document without \"modules\"");
+    return InputDiagnostic(path, "a check document without \"modules\"");
   return doc;
 }
 

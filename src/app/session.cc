@@ -27,10 +27,7 @@ Result<std::unique_ptr<Session>> Session::Open(SessionRequest request) {
   if (request.require_optimized)
     for (const auto& m : s->group_.modules)
       if (!IsOptimizedModule(*m)) {
-        Diagnostic d;
-        d.path = parse.path;
-        d.message = UnoptimizedInputMessage(*m);
-        return d;
+        return InputDiagnostic(parse.path, UnoptimizedInputMessage(*m));
       }
 
   if (request.use_buffer_assignment) {

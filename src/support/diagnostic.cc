@@ -71,4 +71,11 @@ Diagnostic MakeDiagnostic(std::string_view path, std::string_view text, size_t o
   return d;
 }
 
+Diagnostic InputDiagnostic(std::string path, std::string message) {
+  Diagnostic d;
+  d.path = std::move(path);
+  d.message = std::move(message);
+  return d;
+}
+
 }  // namespace hloscope

@@ -14,16 +14,9 @@
 namespace hloscope {
 namespace {
 
-Diagnostic Error(const std::string& path, std::string message) {
-  Diagnostic d;
-  d.path = path;
-  d.message = std::move(message);
-  return d;
-}
-
 Diagnostic TooLarge(const std::string& path, uint64_t max_bytes) {
-  return Error(path, fmt::format("input is larger than {} (--max-input-bytes {})",
-                                 HumanBytes(static_cast<int64_t>(max_bytes)), max_bytes));
+  return InputDiagnostic(path, fmt::format("input is larger than {} (--max-input-bytes {})",
+                                           HumanBytes(static_cast<int64_t>(max_bytes)), max_bytes));
 }
 
 // Reads `fd` to its end, at most max_bytes, stopping after a chunk that
@@ -39,7 +32,7 @@ Result<InputBytes> ReadStream(int fd, const std::string& shown, uint64_t max_byt
       ssize_t n = ::read(fd, &probe, 1);
       if (n == 0) break;
       if (n < 0 && errno == EINTR) continue;
-      if (n < 0) return Error(shown, fmt::format("read error: {}", std::strerror(errno)));
+      if (n < 0) return InputDiagnostic(shown, fmt::format("read error: {}", std::strerror(errno)));
       return TooLarge(shown, max_bytes);
     }
     size_t want = static_cast<size_t>(std::min<uint64_t>(kChunk, max_bytes - old));
@@ -48,7 +41,7 @@ Result<InputBytes> ReadStream(int fd, const std::string& shown, uint64_t max_byt
     if (n < 0) {
       data->resize(old);
       if (errno == EINTR) continue;
-      return Error(shown, fmt::format("read error: {}", std::strerror(errno)));
+      return InputDiagnostic(shown, fmt::format("read error: {}", std::strerror(errno)));
     }
     data->resize(old + static_cast<size_t>(n));
     if (n == 0) break;
@@ -61,7 +54,7 @@ Result<InputBytes> ReadStream(int fd, const std::string& shown, uint64_t max_byt
 }  // namespace
 
 Diagnostic CannotOpenFile(const std::string& path, std::string_view reason) {
-  return Error(path, fmt::format("cannot open file: {}", reason));
+  return InputDiagnostic(path, fmt::format("cannot open file: {}", reason));
 }
 
 Result<InputBytes> ReadInput(const std::string& path, const InputOptions& options) {
@@ -76,9 +69,10 @@ Result<InputBytes> ReadInput(const std::string& path, const InputOptions& option
   }
   if (S_ISDIR(st.st_mode)) {
     ::close(fd);
-    return Error(path,
-                 "is a directory, not an HLO file (a dump folder holds module_*.txt files: pass one of "
-                 "its *after_optimizations.txt files)");
+    return InputDiagnostic(
+        path,
+        "is a directory, not an HLO file (a dump folder holds module_*.txt files: pass one of "
+        "its *after_optimizations.txt files)");
   }
   if (!S_ISREG(st.st_mode)) {  // a pipe, a device, a socket
     Result<InputBytes> r = ReadStream(fd, path, options.max_bytes);

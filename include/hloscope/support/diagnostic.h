@@ -29,6 +29,9 @@ struct Diagnostic {
   std::string Format() const;
 };
 
+// A diagnostic about a whole input, without a position ("PATH: error: message").
+Diagnostic InputDiagnostic(std::string path, std::string message);
+
 // Computes line and column of `offset` in `text` and fills line_text. Lines
 // longer than 240 bytes are cut around the column so a caret stays readable
 // on a 1 GB single-line file.
