@@ -214,6 +214,10 @@ class Copy:
     executions_upper_bound: bool = False
     total_bytes: Optional[int] = None
     enclosing_loops: list = field(default_factory=list)  # list[Ref], innermost first
+    # total_bytes unknown because a trip count is: the innermost such loop and
+    # the bytes moved per iteration of it (what copies are ranked by then).
+    unknown_trip_loop: Optional["Ref"] = None
+    bytes_per_unknown_trip_iteration: Optional[int] = None
     cause: str = "unknown"
     cause_rule: str = "none"
     cause_detail: str = ""
@@ -237,6 +241,7 @@ class Copy:
     def from_json(cls, d: dict) -> "Copy":
         return _from_dict(cls, d, renames={"class": "copy_class"},
                           convert={"source": Source.from_json, "enclosing_loops": _list(Ref),
+                                   "unknown_trip_loop": Ref.from_json,
                                    "copied_from": Position.from_json, "readers": _list(Ref),
                                    "feeds": _list(Feed), "output_index": list})
 

@@ -75,10 +75,27 @@ ModuleCheck CheckModule(const HloModule& module, const ExecutionCounts& counts, 
   // Updates first: copy causes and sources look at which updates a copy feeds.
   result.updates = FindUpdates(ctx);
   for (const CopySite& s : ctx.sites()) result.copies.push_back(DescribeCopy(ctx, s, result.updates));
+  for (CopyFinding& c : result.copies) {
+    if (c.total_bytes) continue;
+    std::optional<int64_t> per_iteration = c.bytes;
+    for (const HloInstruction* loop : c.enclosing_loops) {
+      std::optional<int64_t> trips = counts.TripCountOf(loop).count;
+      if (!trips) {
+        c.unknown_trip_loop = loop;
+        c.bytes_per_unknown_trip_iteration = per_iteration;
+        break;
+      }
+      per_iteration = SatMul(per_iteration, trips);
+    }
+  }
+  // By bytes per call where known; else by what one iteration of the loop
+  // with the unknown trip count moves (a lower bound of the total). A copy
+  // with no figure at all (a size unknowable) goes last.
+  auto rank = [](const CopyFinding& c) -> int64_t {
+    return c.total_bytes.value_or(c.bytes_per_unknown_trip_iteration.value_or(-1));
+  };
   std::stable_sort(result.copies.begin(), result.copies.end(),
-                   [](const CopyFinding& a, const CopyFinding& b) {
-                     return a.total_bytes.value_or(INT64_MAX) > b.total_bytes.value_or(INT64_MAX);
-                   });
+                   [&](const CopyFinding& a, const CopyFinding& b) { return rank(a) > rank(b); });
   for (const HloComputation* comp : module.computations()) {
     if (!IsSequentialRole(RoleOf(*comp))) continue;
     for (const HloInstruction* instr : comp->instructions())

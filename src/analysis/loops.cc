@@ -154,19 +154,23 @@ LoopFinding AnalyzeLoop(const CheckContext& ctx, const HloInstruction* w,
   l.source = ctx.Source(w);
   const HloComputation* body = w->while_body();
   if (!body) return l;
-  std::optional<int64_t> body_runs = counts.Of(body);
   // Copies per iteration: copies whose enclosing loops include this while.
+  // A copy runs once per iteration of this loop times the trip counts of
+  // the loops between it and this one — whatever this loop's own trip count
+  // and its callers' (a data-dependent while_loop still has per-iteration
+  // bytes: what the user needs most there).
   std::optional<int64_t> copy_bytes = 0;
   for (const CopyFinding& c : copies) {
-    if (std::find(c.enclosing_loops.begin(), c.enclosing_loops.end(), w) == c.enclosing_loops.end()) continue;
-    if (!c.bytes || !c.executions || !body_runs || *body_runs == 0) {
+    auto self = std::find(c.enclosing_loops.begin(), c.enclosing_loops.end(), w);
+    if (self == c.enclosing_loops.end()) continue;
+    std::optional<int64_t> per_iteration_runs = 1;
+    for (auto inner = c.enclosing_loops.begin(); inner != self; ++inner)
+      per_iteration_runs = SatMul(per_iteration_runs, counts.TripCountOf(*inner).count);
+    if (!c.bytes || !per_iteration_runs) {
       copy_bytes = std::nullopt;
       break;
     }
-    // A saturated count has lost the ratio: the amount is at least huge.
-    int64_t per_iteration_runs =
-        IsSaturated(*c.executions) || IsSaturated(*body_runs) ? kSaturated : *c.executions / *body_runs;
-    SatAccumulate(&copy_bytes, SatMul(*c.bytes, per_iteration_runs));
+    SatAccumulate(&copy_bytes, SatMul(*c.bytes, *per_iteration_runs));
     if (!c.scalar) {
       LoopScaling s;
       s.kind = LoopScaling::Kind::kCopy;

@@ -111,6 +111,8 @@ Json CopyJson(const CopyFinding& c) {
   j["executions_upper_bound"] = c.executions_upper_bound;
   j["total_bytes"] = Opt(c.total_bytes);
   j["enclosing_loops"] = Refs(c.enclosing_loops);
+  j["unknown_trip_loop"] = RefJson(c.unknown_trip_loop);
+  j["bytes_per_unknown_trip_iteration"] = Opt(c.bytes_per_unknown_trip_iteration);
   j["cause"] = Str(CopyCauseName(c.cause.cause));
   j["cause_rule"] = Str(CauseRuleName(c.cause.rule));
   j["cause_detail"] = CauseDetail(c);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <map>
 #include <sstream>
 
 #include "hloscope/ir/computation.h"
@@ -18,6 +19,14 @@ namespace {
 void CopiesSection(const ModuleCheck& m, const CheckTextOptions& options, std::ostream& out) {
   out << "\nCOPIES (by bytes moved per call)\n";
   int64_t scalars = 0, scalar_bytes = 0;
+  // Copies with the same cause, loop, line and shape are one row with a
+  // count (a read-after-update copies the buffer twice: copy.7 and copy).
+  struct Row {
+    std::vector<const CopyFinding*> copies;
+    std::optional<int64_t> total;
+  };
+  std::vector<Row> rows;
+  std::map<std::string, size_t> row_of;
   for (const CopyFinding& c : m.copies) {
     if (c.total_bytes && *c.total_bytes < options.min_copy_bytes_shown) continue;
     // Scalar copies (loop counters, constants that start a loop) cost
@@ -27,12 +36,35 @@ void CopiesSection(const ModuleCheck& m, const CheckTextOptions& options, std::o
       scalar_bytes = SatAdd(scalar_bytes, c.total_bytes.value_or(0));
       continue;
     }
+    std::string key = fmt::format("{}\n{}\n{}\n{}\n{}\n{}", CopyCauseName(c.cause.cause), CauseDetail(c),
+                                  c.enclosing_loops.empty() ? "" : c.enclosing_loops.front()->name(),
+                                  SourceText(c.source), c.shape->ToString(), c.bytes.value_or(-1));
+    auto [it, fresh] = row_of.try_emplace(key, rows.size());
+    if (fresh) rows.push_back({{}, 0});
+    Row& row = rows[it->second];
+    row.copies.push_back(&c);
+    row.total = SatAdd(row.total, c.total_bytes);
+  }
+  for (const Row& row : rows) {
+    const CopyFinding& c = *row.copies.front();
+    size_t n = row.copies.size();
     std::string where =
         c.enclosing_loops.empty() ? "entry" : fmt::format("in {}", c.enclosing_loops.front()->name());
-    out << fmt::format("  {:<22} {:<18} {:>9} × {:<5} = {:>9}   {:<16} {}\n", c.instruction()->name(),
-                       c.shape->ToString(), HumanBytes(c.bytes),
-                       ExecutionsText(c.executions, c.executions_upper_bound), HumanBytes(c.total_bytes),
-                       where, SourceText(c.source));
+    std::string name = n == 1 ? std::string(c.instruction()->name())
+                              : fmt::format("{} (+{})", c.instruction()->name(), n - 1);
+    out << fmt::format("  {:<22} {:<18} {:>9} × {:<5} = {:>9}   {:<16} {}\n", name, c.shape->ToString(),
+                       HumanBytes(c.bytes), ExecutionsText(c.executions, c.executions_upper_bound),
+                       HumanBytes(c.total_bytes), where, SourceText(c.source));
+    if (n > 1) {
+      std::vector<std::string_view> names;
+      for (const CopyFinding* k : row.copies) names.push_back(k->instruction()->name());
+      out << fmt::format("  {:<22} {} copies: {} — {} per call together\n", "", n, fmt::join(names, ", "),
+                         HumanBytes(row.total));
+    }
+    if (c.unknown_trip_loop)
+      out << fmt::format("  {:<22} {} per iteration of {} (trip count unknown)\n", "",
+                         HumanBytes(SatMul(c.bytes_per_unknown_trip_iteration, static_cast<int64_t>(n))),
+                         c.unknown_trip_loop->name());
     out << fmt::format("  {:<22} cause: {} — {}\n", "", CopyCauseName(c.cause.cause), CauseDetail(c));
     std::string hint = CauseHint(c);
     if (!hint.empty()) out << fmt::format("  {:<22} hint:  {}\n", "", hint);

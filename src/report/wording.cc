@@ -254,7 +254,17 @@ std::string CauseHint(const CopyFinding& c) {
     case CauseRule::kDonatedParameterRead:
       return "do the read before the update (or read from the updated array)";
     case CauseRule::kReadAfterUpdate:
-      return "read what you need before the update, or read from the updated array";
+      // Source order does not order independent kernels: XLA schedules the
+      // read after the update even when it comes first in the code
+      // (tests/fixtures/diff/reordered_1024). What removes the copy: a read
+      // the update depends on, a read of the updated array, or (in a loop)
+      // the value carried from the previous iteration (fixed_1024).
+      if (!c.enclosing_loops.empty())
+        return "carry the value you need (read it from the updated array one iteration ahead), or read from "
+               "the updated array; moving the read before the update helps only if the update uses what it "
+               "reads";
+      return "read from the updated array, or make the update use what you read; moving the read earlier in "
+             "the source alone does not order it before the update";
     case CauseRule::kReadAfterLoopInit:
       return "don't use the loop's input after the loop (use its result), or donate it";
     case CauseRule::kCarriesSwapped:

@@ -354,6 +354,9 @@ TEST(CheckRulesTest, UnknownTripCountIsReportedNotGuessed) {
   EXPECT_EQ(cb->executions, std::nullopt);
   EXPECT_EQ(cb->total_bytes, std::nullopt);
   EXPECT_EQ(cb->bytes, 32);
+  // Per iteration the loop's bytes are known all the same: the copy runs
+  // once per iteration.
+  EXPECT_EQ(c.loops[0].copy_bytes_per_iteration, 32);
 }
 
 TEST(CheckRulesTest, OutputToOperandAliasingIsAnInPlacePair) {

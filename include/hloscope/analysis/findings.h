@@ -168,6 +168,12 @@ struct CopyFinding {
   std::optional<int64_t> total_bytes;
   bool executions_upper_bound = false;                 // inside a conditional branch
   std::vector<const HloInstruction*> enclosing_loops;  // innermost first
+  // When total_bytes is unknown because a loop's trip count is: the
+  // innermost such loop, and the bytes the copy moves per iteration of it
+  // (its bytes times the trip counts of the loops between). Copies rank by
+  // this where the total is unknown: "8.0 MiB per iteration of while.3".
+  const HloInstruction* unknown_trip_loop = nullptr;
+  std::optional<int64_t> bytes_per_unknown_trip_iteration;
   // The value the copy protects: the defining position of the copied
   // operand, behind any chain of copies (copy of a copy).
   HloPosition copied_from;
