@@ -77,16 +77,13 @@ ModuleCheck CheckModule(const HloModule& module, const ExecutionCounts& counts, 
   for (const CopySite& s : ctx.sites()) result.copies.push_back(DescribeCopy(ctx, s, result.updates));
   for (CopyFinding& c : result.copies) {
     if (c.total_bytes) continue;
-    std::optional<int64_t> per_iteration = c.bytes;
-    for (const HloInstruction* loop : c.enclosing_loops) {
-      std::optional<int64_t> trips = counts.TripCountOf(loop).count;
-      if (!trips) {
+    for (const HloInstruction* loop : c.enclosing_loops)
+      if (!counts.TripCountOf(loop).count) {
         c.unknown_trip_loop = loop;
-        c.bytes_per_unknown_trip_iteration = per_iteration;
+        c.bytes_per_unknown_trip_iteration =
+            SatMul(c.bytes, counts.RunsPerIteration(c.enclosing_loops, loop));
         break;
       }
-      per_iteration = SatMul(per_iteration, trips);
-    }
   }
   // By bytes per call where known; else by what one iteration of the loop
   // with the unknown trip count moves (a lower bound of the total). A copy

@@ -242,4 +242,14 @@ const TripCount& ExecutionCounts::TripCountOf(const HloInstruction* w) const {
   return it == trips_.end() ? kUnknown : it->second;
 }
 
+std::optional<int64_t> ExecutionCounts::RunsPerIteration(const std::vector<const HloInstruction*>& enclosing,
+                                                         const HloInstruction* loop) const {
+  std::optional<int64_t> runs = 1;
+  for (const HloInstruction* inner : enclosing) {
+    if (inner == loop) return runs;
+    runs = SatMul(runs, TripCountOf(inner).count);
+  }
+  return runs;
+}
+
 }  // namespace hloscope

@@ -161,11 +161,8 @@ LoopFinding AnalyzeLoop(const CheckContext& ctx, const HloInstruction* w,
   // bytes: what the user needs most there).
   std::optional<int64_t> copy_bytes = 0;
   for (const CopyFinding& c : copies) {
-    auto self = std::find(c.enclosing_loops.begin(), c.enclosing_loops.end(), w);
-    if (self == c.enclosing_loops.end()) continue;
-    std::optional<int64_t> per_iteration_runs = 1;
-    for (auto inner = c.enclosing_loops.begin(); inner != self; ++inner)
-      per_iteration_runs = SatMul(per_iteration_runs, counts.TripCountOf(*inner).count);
+    if (std::find(c.enclosing_loops.begin(), c.enclosing_loops.end(), w) == c.enclosing_loops.end()) continue;
+    std::optional<int64_t> per_iteration_runs = counts.RunsPerIteration(c.enclosing_loops, w);
     if (!c.bytes || !per_iteration_runs) {
       copy_bytes = std::nullopt;
       break;

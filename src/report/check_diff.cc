@@ -25,7 +25,6 @@ std::optional<double> Ratio(std::optional<int64_t> a, std::optional<int64_t> b) 
   return static_cast<double>(*b) / static_cast<double>(*a);
 }
 
-std::string Bytes(std::optional<int64_t> b) { return b ? HumanBytes(*b) : "?"; }
 }  // namespace
 
 std::string RatioText(double r) { return r >= 100 ? fmt::format("{:.0f}", r) : fmt::format("{:.3g}", r); }
@@ -80,7 +79,7 @@ void Compare(const ModuleDiff& m, DiffItem* item) {
   if (a.bytes != b.bytes && item->kind != DiffKind::kParameter) {
     const char* per = item->kind == DiffKind::kLoop ? "per iteration" : "per run";
     std::string ratio = item->bytes_ratio ? fmt::format(" (×{})", RatioText(*item->bytes_ratio)) : "";
-    change(fmt::format("{} → {} {}{}", Bytes(a.bytes), Bytes(b.bytes), per, ratio));
+    change(fmt::format("{} → {} {}{}", HumanBytes(a.bytes), HumanBytes(b.bytes), per, ratio));
   }
   if (a.executions != b.executions && item->kind != DiffKind::kParameter && item->kind != DiffKind::kLoop)
     change(fmt::format("runs {} → {} times per call", Number(a.executions), Number(b.executions)));
@@ -344,7 +343,7 @@ std::vector<DiffRegression> EvaluateDiffGates(const DiffResult& result, const Di
         if (b->count > before)
           out.push_back({&m, &it, "new-copies",
                          fmt::format("{}: {}{}: {} in B, {} in A ({} per run)", m.b_name, it.what, at(it),
-                                     b->count, before, Bytes(b->bytes))});
+                                     b->count, before, HumanBytes(b->bytes))});
       }
       if (gates.fail_on_new_out_of_place && it.kind == DiffKind::kUpdate) {
         auto bad = [](const std::string& v) { return v == "out-of-place" || v == "in-place-on-copy"; };
@@ -361,7 +360,7 @@ std::vector<DiffRegression> EvaluateDiffGates(const DiffResult& result, const Di
           out.push_back(
               {&m, &it, "more-bytes-per-iteration",
                fmt::format("{}: loop{} copies and rewrites {} per iteration in B, {} in A", m.b_name, at(it),
-                           Bytes(b->bytes), a ? Bytes(a->bytes) : std::string("none"))});
+                           HumanBytes(b->bytes), a ? HumanBytes(a->bytes) : std::string("none"))});
       }
     }
   }

@@ -11,8 +11,6 @@
 namespace hloscope {
 namespace {
 
-std::string Bytes(std::optional<int64_t> b) { return b ? HumanBytes(*b) : "?"; }
-
 // "linear in buf.1", "quadratic in buf.1", "exponent 1.5 in buf.1".
 std::string Law(const DiffItem& it) {
   if (!it.exponent) return "";
@@ -43,7 +41,7 @@ const char* PerWhat(const DiffItem& it) {
 
 // "8.0 MiB → 16.0 MiB per run, ×2 as buf.1 grows ×2 — linear in buf.1"
 std::string GrowthText(const ModuleDiff& m, const DiffItem& it) {
-  std::string s = fmt::format("{} → {} {}", Bytes(it.a->bytes), Bytes(it.b->bytes), PerWhat(it));
+  std::string s = fmt::format("{} → {} {}", HumanBytes(it.a->bytes), HumanBytes(it.b->bytes), PerWhat(it));
   if (it.bytes_ratio && m.size_ratio) {
     const SizeChange* sc = nullptr;
     for (const SizeChange& c : m.sizes)
@@ -53,15 +51,16 @@ std::string GrowthText(const ModuleDiff& m, const DiffItem& it) {
                      it.grows_with.empty() ? "the input" : it.grows_with, Ratio(r), Law(it));
   }
   if (it.a->bytes_per_call != it.b->bytes_per_call)
-    s += fmt::format("; per call {} → {}", Bytes(it.a->bytes_per_call), Bytes(it.b->bytes_per_call));
+    s +=
+        fmt::format("; per call {} → {}", HumanBytes(it.a->bytes_per_call), HumanBytes(it.b->bytes_per_call));
   return s;
 }
 
 std::string OneSideText(const DiffItem& it, const DiffSide& s) {
-  std::string text = fmt::format("{} {}", Bytes(s.bytes), PerWhat(it));
+  std::string text = fmt::format("{} {}", HumanBytes(s.bytes), PerWhat(it));
   if (it.kind == DiffKind::kLoop && s.trip_count) text += fmt::format(", {} iterations", *s.trip_count);
   if (s.executions && it.kind != DiffKind::kLoop) text += fmt::format(" × {}", *s.executions);
-  if (s.bytes_per_call) text += fmt::format(" = {} per call", Bytes(s.bytes_per_call));
+  if (s.bytes_per_call) text += fmt::format(" = {} per call", HumanBytes(s.bytes_per_call));
   if (!s.state.empty() && it.kind == DiffKind::kUpdate) text += ", " + s.state;
   return text;
 }

@@ -46,6 +46,12 @@ class ExecutionCounts {
   // While loops around `comp`, innermost first (through fusions and calls).
   std::vector<const HloInstruction*> EnclosingLoops(const HloComputation* comp) const;
   const TripCount& TripCountOf(const HloInstruction* while_instr) const;
+  // How often something inside `enclosing` (innermost first, as
+  // EnclosingLoops gives them) runs per iteration of `loop`, one of them:
+  // the product of the trip counts of the loops inside `loop`. Known
+  // whatever `loop`'s own trip count; nullopt when an inner one is unknown.
+  std::optional<int64_t> RunsPerIteration(const std::vector<const HloInstruction*>& enclosing,
+                                          const HloInstruction* loop) const;
 
  private:
   struct Info {
