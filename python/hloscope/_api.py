@@ -191,27 +191,38 @@ def _compile_with_dump(lowered: Any, folder: str) -> Any:
 
 
 def _check_lowered(lowered: Any) -> Report:
+    return _compile_and_check(lowered)[0]
+
+
+def _compile_and_check(lowered: Any) -> "tuple[Report, Any]":
+    """Compiles with a temporary dump; the report and the compiled executable
+    (scaling() times the very executable it checked)."""
     tmp = tempfile.mkdtemp(prefix="hloscope-")
     try:
         compiled = _compile_with_dump(lowered, tmp)
-        found = _find_dump(tmp)
-        if found is None:
-            # No dump: JAX's persistent compilation cache served the executable
-            # (xla_dump_to is not part of its key), or the backend does not dump.
-            text = compiled.as_text()
-            note = ("XLA wrote no dump (the executable probably came from JAX's persistent "
-                    "compilation cache), so the verdicts are not checked against XLA's "
-                    "buffer assignment")
-            return _text_report(text, "<compiled.as_text()>", notes=[note])
-        hlo_path, ba_path = found
-        hlo_text = _read_text(hlo_path)
-        notes = []
-        if ba_path is None:
-            ba_text = None
-            notes.append("XLA wrote no buffer-assignment dump; verdicts are unconfirmed")
-        else:
-            ba_text = _read_text(ba_path)
-        return _text_report(hlo_text, os.path.basename(hlo_path), ba_text,
-                            os.path.basename(ba_path) if ba_path else "", notes)
+        return _report_of_dump(tmp, compiled), compiled
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _report_of_dump(tmp: str, compiled: Any) -> Report:
+    """The report of the optimized module XLA dumped into `tmp`."""
+    found = _find_dump(tmp)
+    if found is None:
+        # No dump: JAX's persistent compilation cache served the executable
+        # (xla_dump_to is not part of its key), or the backend does not dump.
+        text = compiled.as_text()
+        note = ("XLA wrote no dump (the executable probably came from JAX's persistent "
+                "compilation cache), so the verdicts are not checked against XLA's "
+                "buffer assignment")
+        return _text_report(text, "<compiled.as_text()>", notes=[note])
+    hlo_path, ba_path = found
+    hlo_text = _read_text(hlo_path)
+    notes = []
+    if ba_path is None:
+        ba_text = None
+        notes.append("XLA wrote no buffer-assignment dump; verdicts are unconfirmed")
+    else:
+        ba_text = _read_text(ba_path)
+    return _text_report(hlo_text, os.path.basename(hlo_path), ba_text,
+                        os.path.basename(ba_path) if ba_path else "", notes)

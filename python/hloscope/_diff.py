@@ -208,7 +208,7 @@ def scaling(fn: Any, make_args: Callable[[int], Sequence[Any]], sizes: Sequence[
     """
     import jax
 
-    from ._api import inspect
+    from ._api import _compile_and_check
 
     sizes = [int(n) for n in sizes]
     if len(sizes) < 2:
@@ -218,12 +218,12 @@ def scaling(fn: Any, make_args: Callable[[int], Sequence[Any]], sizes: Sequence[
     for n in sizes:
         if progress:
             print(f"hloscope.scaling: size {n}: compiling", end="", file=sys.stderr, flush=True)
-        args = tuple(make_args(n))
-        reports.append(inspect(jitted, *args))
+        # One compilation per size: the executable that is checked is the one timed.
+        report, compiled = _compile_and_check(jitted.lower(*make_args(n)))
+        reports.append(report)
         if measure:
             if progress:
                 print(f", timing ({warmup} warm-up + {repeats} calls)", end="", file=sys.stderr, flush=True)
-            compiled = jitted.lower(*args).compile()
             times.append(_time_per_call(compiled, lambda: tuple(make_args(n)), warmup, repeats))
             if progress:
                 print(f": {times[-1] * 1e3:.3g} ms per call", end="", file=sys.stderr)
