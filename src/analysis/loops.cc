@@ -11,13 +11,16 @@ namespace hloscope {
 namespace {
 
 // Is this array a buffer the loop works on by slices: read by a
-// dynamic-slice, slice or gather, or updated by a dynamic-update-slice or
+// dynamic-slice or gather, or updated by a dynamic-update-slice or
 // scatter — directly, inside a fusion, a nested loop or a branch, or through
 // a copy or bitcast of it? Then a copy or full rewrite of it every iteration
 // is O(buffer) work where the program asked for O(slice): the per-step cost
 // grows with the buffer. An array the iteration reads whole anyway (an
 // optimizer's weights, a 12-byte RNG state) is rewritten at the cost the
-// program itself sets.
+// program itself sets. Static slices do not count: jax.random's threefry
+// loops take their u32[4] key words apart with `slice` and swap them between
+// carries every iteration — fixed-size work, not a buffer (a swap of two big
+// arrays looks the same in HLO, so swapped carries are not flagged either).
 class SliceAccess {
  public:
   bool Of(const HloInstruction* value, int depth = 0) {
@@ -28,7 +31,6 @@ class SliceAccess {
     for (const HloInstruction* user : value->users()) {
       switch (user->opcode()) {
         case HloOpcode::kDynamicSlice:
-        case HloOpcode::kSlice:
         case HloOpcode::kGather:
         case HloOpcode::kDynamicUpdateSlice:
         case HloOpcode::kScatter:
@@ -105,26 +107,6 @@ class SliceAccess {
     return iota && select;
   }
 
-  // Carry j is only passed on (to the body's root, through copies and
-  // bitcasts): the iteration does no work on it, so a copy of it is pure
-  // overhead in the array's size (swapped carries).
-  static bool PassedOnOnly(const HloComputation* body, int64_t j) {
-    const HloInstruction* param = body ? body->parameter(0) : nullptr;
-    if (!param) return false;
-    std::vector<const HloInstruction*> values;
-    for (const HloInstruction* user : param->users())
-      if (user->opcode() == HloOpcode::kGetTupleElement && user->tuple_index() == j) values.push_back(user);
-    if (values.empty()) return false;
-    for (size_t k = 0; k < values.size() && k < 64; ++k)
-      for (const HloInstruction* user : values[k]->users()) {
-        if (user->opcode() == HloOpcode::kCopy || user->opcode() == HloOpcode::kBitcast)
-          values.push_back(user);
-        else if (user != body->root_instruction())
-          return false;
-      }
-    return true;
-  }
-
   // Carry j of a loop body: the get-tuple-elements of its parameter.
   bool Carry(const HloComputation* body, int64_t j, int depth = 0) {
     const HloInstruction* param = body ? body->parameter(0) : nullptr;
@@ -179,10 +161,8 @@ LoopFinding AnalyzeLoop(const CheckContext& ctx, const HloInstruction* w,
       SliceAccess access;
       const HloPosition& from = c.copied_from;
       bool carry = from.instruction == body->parameter(0) && from.index.size() == 1;
-      s.grows_with_buffer =
-          access.Of(c.copy.instruction) ||
-          (carry ? access.Carry(body, from.index[0]) || SliceAccess::PassedOnOnly(body, from.index[0])
-                 : access.Of(from.instruction));
+      s.grows_with_buffer = access.Of(c.copy.instruction) ||
+                            (carry ? access.Carry(body, from.index[0]) : access.Of(from.instruction));
       l.scaling.push_back(s);
     }
   }

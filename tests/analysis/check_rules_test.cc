@@ -153,7 +153,12 @@ ENTRY %main (x: f32[8], y: f32[8]) -> (f32[8], f32[8]) {
   ASSERT_EQ(c.loops.size(), 1u);
   EXPECT_EQ(c.loops[0].trip_count_source, TripCountSource::kKnownTripCount);
   EXPECT_EQ(c.loops[0].copy_bytes_per_iteration, 64);
-  EXPECT_TRUE(c.loops[0].scales_with_buffer);
+  // Listed, but not "grows with buffer size": a swap of carries is what
+  // jax.random's threefry loops do with their fixed-size key words every
+  // iteration (tests/analysis/loop_growth_test.cc), and HLO cannot tell the
+  // two apart.
+  EXPECT_EQ(c.loops[0].scaling.size(), 2u);
+  EXPECT_FALSE(c.loops[0].scales_with_buffer);
 }
 
 TEST(CheckRulesTest, ReadAfterUpdateKeepsTheOldValue) {

@@ -246,10 +246,10 @@ struct LoopScaling {
   HloPosition rewritten_by;  // kCarryRewritten: the defining position of the new value
   const Shape* shape = nullptr;
   std::optional<int64_t> bytes;
-  // The array is a buffer the loop otherwise touches by slices (dynamic
-  // slices, gathers, in-place slice updates, a masked `where`) or only
-  // passes on: copying or rewriting it whole every iteration is what makes
-  // the step cost grow with the buffer (loops.cc, docs/analysis.md "Loops").
+  // The array is a buffer the loop otherwise touches at run-time positions
+  // (dynamic slices, gathers, in-place slice updates, a masked `where`):
+  // copying or rewriting it whole every iteration is what makes the step
+  // cost grow with the buffer (loops.cc, docs/analysis.md "Loops").
   bool grows_with_buffer = false;
 };
 
