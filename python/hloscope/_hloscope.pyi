@@ -112,6 +112,16 @@ class Session:
     def fusions_json(self, scope: str = '') -> str:
         """What `hloscope fusions --format json [--scope S]` prints."""
 
+    def report_html(self, scope: str = '', compact: bool = False, source_roots: Sequence[str] = [], title: str = '') -> str:
+        """
+        What `hloscope report` writes: one self-contained HTML page (compact: the notebook form).
+        """
+
+    def check_sarif(self, scope: str = '', source_roots: Sequence[str] = [], input_path: str = '') -> str:
+        """
+        What `hloscope check --format sarif [--sarif-root R]` prints (SARIF 2.1.0).
+        """
+
     def gate_failure(self, options: GateOptions, title: str) -> str | None:
         """The failure message of these gates, or None when they pass."""
 

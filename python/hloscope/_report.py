@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator, Optional
 
@@ -511,7 +512,40 @@ class Report:
     def _fallback_text(self) -> str:
         return "".join(m.headline + "\n" for m in self.modules)
 
+    def to_html(self, *, compact: bool = False, scope: str = "",
+                source_roots: Iterable[str] = (), title: str = "") -> str:
+        """The page ``hloscope report`` writes: the answer, the loop picture, the annotated
+        source, sortable tables (one self-contained HTML file). `compact` is the notebook
+        form: the page body alone, picture and source folded. `source_roots` are the
+        directories holding your sources (the current directory by default)."""
+        return self._require_engine("to_html").report_html(
+            scope=scope, compact=compact, source_roots=[os.fspath(r) for r in source_roots],
+            title=title)
+
+    def save_html(self, path: "str | os.PathLike", *, scope: str = "",
+                  source_roots: Iterable[str] = ()) -> None:
+        """Writes the ``hloscope report`` page to `path` (readable offline, no network)."""
+        page = self.to_html(scope=scope, source_roots=source_roots, title=os.fspath(path))
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(page)
+
+    def to_sarif(self, *, scope: str = "", source_roots: Iterable[str] = ()) -> str:
+        """SARIF 2.1.0, as ``hloscope check --format sarif [--sarif-root R]`` prints it: paths
+        under the first of `source_roots` are written relative to it."""
+        return self._require_engine("to_sarif").check_sarif(
+            scope=scope, source_roots=[os.fspath(r) for r in source_roots])
+
+    def _require_engine(self, what: str) -> Any:
+        if self._engine is None:
+            raise ValueError(f"Report.{what}() needs the parsed module: this Report was built from "
+                             "JSON or unpickled; make it with analyze() or inspect()")
+        return self._engine
+
     def _repr_html_(self) -> str:
+        # The report page in its compact form when the module is at hand;
+        # reports built from JSON get the tables alone.
+        if self._engine is not None:
+            return self.to_html(compact=True)
         from ._html import render_html
         return render_html(self)
 

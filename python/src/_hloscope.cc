@@ -166,6 +166,33 @@ class PySession {
     return out.str();
   }
 
+  // What `hloscope report` writes (render_html.h); `compact`: the notebook form.
+  std::string report_html(const std::string& scope, bool compact,
+                          const std::vector<std::string>& source_roots, const std::string& title) {
+    nb::gil_scoped_release release;
+    std::lock_guard lock(*mu_);
+    hloscope::ReportRequest request;
+    request.html.scope = scope;
+    request.html.compact = compact;
+    request.html.title = title;
+    request.source_roots = source_roots;
+    return hloscope::ReportHtml(*s_, request);
+  }
+
+  // What `hloscope check --format sarif` prints.
+  std::string check_sarif(const std::string& scope, const std::vector<std::string>& source_roots,
+                          const std::string& input_path) {
+    nb::gil_scoped_release release;
+    std::lock_guard lock(*mu_);
+    hloscope::ScopedChecks checks(*s_, scope);
+    hloscope::SarifOptions options;
+    options.source_roots = source_roots;
+    options.input_path = input_path;
+    std::ostringstream out;
+    hloscope::WriteCheckSarif(checks.modules(), options, out);
+    return out.str();
+  }
+
   // The failure message of the gates (None when they pass), titled like
   // "hloscope.assert_inplace".
   std::optional<std::string> gate_failure(const PyGateOptions& options, const std::string& title) {
@@ -268,6 +295,12 @@ NB_MODULE(_hloscope, m) {
            "What `hloscope check [--scope S] [--min-copy-bytes N]` prints.")
       .def("fusions_json", &PySession::fusions_json, "scope"_a = "",
            "What `hloscope fusions --format json [--scope S]` prints.")
+      .def("report_html", &PySession::report_html, "scope"_a = "", "compact"_a = false,
+           "source_roots"_a = std::vector<std::string>(), "title"_a = "",
+           "What `hloscope report` writes: one self-contained HTML page (compact: the notebook form).")
+      .def("check_sarif", &PySession::check_sarif, "scope"_a = "",
+           "source_roots"_a = std::vector<std::string>(), "input_path"_a = "",
+           "What `hloscope check --format sarif [--sarif-root R]` prints (SARIF 2.1.0).")
       .def("gate_failure", &PySession::gate_failure, "options"_a, "title"_a,
            "The failure message of these gates, or None when they pass.")
       .def("gate_json", &PySession::gate_json, "options"_a,

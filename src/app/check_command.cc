@@ -33,7 +33,9 @@ int RunCheckCommand(Session& session, const CheckRequest& request, std::ostream&
   const std::vector<const ModuleCheck*>& modules = checks.modules();
   std::vector<Violation> violations;
   if (request.gates.any()) violations = EvaluateGates(modules, request.gates);
-  if (request.format == OutputFormat::kJson) {
+  if (request.format == OutputFormat::kSarif) {
+    WriteCheckSarif(modules, request.sarif, out);
+  } else if (request.format == OutputFormat::kJson) {
     std::vector<FusionSelection> kernels;
     if (request.kernels) kernels = SessionKernels(session, request.scope);
     WriteCheckJson(modules, request.gates.any() ? &violations : nullptr, out,

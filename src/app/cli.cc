@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
@@ -46,7 +47,11 @@ struct InputFlags {
   bool require_optimized = false;  // check: refuse HLO before optimization
   bool allow_unoptimized = false;
 
-  OutputFormat output_format() const { return format == "json" ? OutputFormat::kJson : OutputFormat::kText; }
+  OutputFormat output_format() const {
+    return format == "json"    ? OutputFormat::kJson
+           : format == "sarif" ? OutputFormat::kSarif
+                               : OutputFormat::kText;
+  }
   SessionRequest request(bool with_buffer_assignment) const {
     SessionRequest r;
     r.path = file;
@@ -64,13 +69,18 @@ void AddAllowUnoptimized(CLI::App* cmd, bool* allow) {
       "read HLO before optimization too (a before_optimizations dump; its copies are not yet decided)");
 }
 
-void AddInput(CLI::App* cmd, InputFlags* f, bool with_format = true) {
+enum class Formats { kNone, kTextJson, kTextJsonSarif };
+
+void AddInput(CLI::App* cmd, InputFlags* f, Formats formats = Formats::kTextJson) {
   cmd->add_option("FILE", f->file, "optimized HLO text ('-' for stdin)")->required();
   cmd->add_option("--max-input-bytes", f->max_input_bytes,
                   "refuse inputs (the HLO, the buffer assignment, stdin) larger than N bytes (default 2 GiB)")
       ->check(CLI::PositiveNumber);
-  if (with_format)
+  if (formats == Formats::kTextJson)
     cmd->add_option("--format", f->format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  if (formats == Formats::kTextJsonSarif)
+    cmd->add_option("--format", f->format, "text, json, or sarif (SARIF 2.1.0 for code review)")
+        ->check(CLI::IsMember({"text", "json", "sarif"}));
 }
 
 void AddBufferAssignment(CLI::App* cmd, InputFlags* f) {
@@ -113,7 +123,7 @@ Runner AddCheck(CLI::App& app) {
   auto f = std::make_shared<Flags>();
   CLI::App* cmd = app.add_subcommand(
       "check", "Every copy, update, loop and parameter: in place or copied, how often, and why");
-  AddInput(cmd, &f->in);
+  AddInput(cmd, &f->in, Formats::kTextJsonSarif);
   AddBufferAssignment(cmd, &f->in);
   f->in.require_optimized = true;
   AddAllowUnoptimized(cmd, &f->in.allow_unoptimized);
@@ -146,8 +156,12 @@ Runner AddCheck(CLI::App& app) {
   cmd->add_flag("--kernels", f->req.kernels,
                 "JSON: each module's kernels too, so that a baseline for `hloscope diff` compares them");
   AddScope(cmd, &f->req.scope);
+  cmd->add_option("--sarif-root", f->req.sarif.source_roots,
+                  "SARIF: source paths under this directory (your repository) are written relative to it");
   return [f](std::ostream& out, std::ostream& err) {
     f->req.format = f->in.output_format();
+    f->req.sarif.input_path = f->in.file;
+    f->req.sarif.min_bytes = std::max<int64_t>(1, f->req.text.min_copy_bytes_shown);
     for (const std::string& text : f->lines) {
       std::string error;
       std::optional<LineSpec> spec = ParseLineSpec(text, &error);
@@ -175,7 +189,7 @@ Runner AddStats(CLI::App& app) {
 Runner AddPrint(CLI::App& app) {
   auto f = std::make_shared<InputFlags>();
   CLI::App* cmd = app.add_subcommand("print", "Parse and print the module back in canonical HLO text");
-  AddInput(cmd, f.get(), /*with_format=*/false);
+  AddInput(cmd, f.get(), Formats::kNone);
   return [f](std::ostream& out, std::ostream& err) {
     return WithSession(*f, false, err, [&](Session& s) { return RunPrintCommand(s, out); });
   };
@@ -284,6 +298,31 @@ Runner AddExplain(CLI::App& app) {
   };
 }
 
+Runner AddReport(CLI::App& app) {
+  struct Flags {
+    InputFlags in;
+    ReportRequest req;
+  };
+  auto f = std::make_shared<Flags>();
+  CLI::App* cmd = app.add_subcommand(
+      "report",
+      "One self-contained HTML page: the answer first, a picture of the loops, your annotated source, and "
+      "every finding in sortable tables");
+  AddInput(cmd, &f->in, Formats::kNone);
+  AddBufferAssignment(cmd, &f->in);
+  f->in.require_optimized = true;
+  AddAllowUnoptimized(cmd, &f->in.allow_unoptimized);
+  AddSourceRoots(cmd, &f->req.source_roots);
+  AddScope(cmd, &f->req.html.scope);
+  cmd->add_option("-o,--output", f->req.output_path, "the HTML file to write ('-' for stdout, the default)");
+  cmd->add_option("--context", f->req.html.context, "source lines shown around annotated lines")
+      ->check(CLI::Range(0, 1000));
+  return [f](std::ostream& out, std::ostream& err) {
+    f->req.html.title = f->in.file;
+    return WithSession(f->in, true, err, [&](Session& s) { return RunReportCommand(s, f->req, out, err); });
+  };
+}
+
 Runner AddScopes(CLI::App& app) {
   auto f = std::make_shared<InputFlags>();
   CLI::App* cmd = app.add_subcommand("scopes",
@@ -361,6 +400,7 @@ int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
   add(&AddExplain);
   add(&AddDiff);
   add(&AddScopes);
+  add(&AddReport);
   std::vector<std::string> argv_storage = {"hloscope"};
   argv_storage.insert(argv_storage.end(), args.begin(), args.end());
   std::vector<const char*> argv;

@@ -326,10 +326,21 @@ def test_str_repr_and_html(fill_report):
     assert text.startswith("jit_fill: ")
     assert "COPIES (by bytes moved per call)" in text and "PARAMETERS" in text
     assert repr(fill_report).startswith("<hloscope.Report jit_fill")
+    # In a notebook: the report page's compact form (the body alone, the
+    # picture folded), with every section.
     page = fill_report._repr_html_()
-    assert page.count("<table>") == 4  # copies, updates, loops, parameters
+    assert "<html" not in page and 'class="hloscope-report"' in page
+    for section in ("copies", "updates", "loops-table", "parameters"):
+        assert f'<section class="{section}">' in page
+    assert '<details class="picture">' in page and "<svg" in page
     assert "in-place-on-copy" in page and "non-donated-parameter" in page
     assert f"{THIS_FILE}:{line_of('WRITE-STEP')}" in page
+    # A Report rebuilt from JSON has no parsed module: the tables alone.
+    tables = hloscope.Report.from_json(fill_report.to_json())._repr_html_()
+    assert tables.count("<table>") == 4  # copies, updates, loops, parameters
+    assert f"{THIS_FILE}:{line_of('WRITE-STEP')}" in tables
+    with pytest.raises(ValueError, match="needs the parsed module"):
+        hloscope.Report.from_json(fill_report.to_json()).to_html()
 
 
 def test_fusions_are_listed(fill_report):

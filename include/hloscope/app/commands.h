@@ -18,6 +18,8 @@
 #include "hloscope/report/format.h"
 #include "hloscope/report/render_annotate.h"
 #include "hloscope/report/render_check.h"
+#include "hloscope/report/render_html.h"
+#include "hloscope/report/render_sarif.h"
 
 namespace hloscope {
 
@@ -46,6 +48,7 @@ struct CheckRequest {
   // JSON only: each module's kernels too (`--kernels`), so that a baseline
   // for `diff` compares them.
   bool kernels = false;
+  SarifOptions sarif;  // --format sarif
 };
 
 // Every module's kernels, selected by the same scope (builds the source
@@ -74,6 +77,17 @@ struct AnnotateRequest {
   AnnotateOptions text;  // scope, context, whole files
 };
 int RunAnnotateCommand(Session& session, const AnnotateRequest& request, std::ostream& out);
+
+struct ReportRequest {
+  HtmlReportOptions html;  // html.scope filters the findings
+  std::vector<std::string> source_roots;
+  std::string output_path = "-";  // "-": `out`
+};
+// `hloscope report`: the HTML page (render_html.h), written to
+// output_path; a file that cannot be written is an error (exit 2).
+int RunReportCommand(Session& session, const ReportRequest& request, std::ostream& out, std::ostream& err);
+// The page as a string (the Python package's Report.save_html).
+std::string ReportHtml(Session& session, const ReportRequest& request);
 
 struct ExplainRequest {
   OutputFormat format = OutputFormat::kText;

@@ -4,7 +4,7 @@
 
 namespace hloscope {
 
-enum class OutputFormat { kText, kJson };
+enum class OutputFormat { kText, kJson, kSarif };  // SARIF: check only
 
 }  // namespace hloscope
 

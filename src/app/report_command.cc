@@ -1,0 +1,75 @@
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "hloscope/analysis/line_facts.h"
+#include "hloscope/app/commands.h"
+#include "hloscope/report/wording.h"
+
+namespace hloscope {
+namespace {
+
+void WriteReport(Session& session, const ReportRequest& request, std::ostream& out) {
+  ScopedChecks checks(session, request.html.scope);
+  std::vector<ModuleAnalysis*> analyses = session.Analyses();
+  std::vector<HtmlModule> modules;
+  for (size_t i = 0; i < analyses.size(); ++i) {
+    const ModuleAnalysis& a = *analyses[i];
+    analyses[i]->EnsureSources();
+    HtmlModule m;
+    m.check = checks.modules()[i];
+    LineQuery q;
+    q.scope = request.html.scope;
+    q.list_instructions = false;
+    m.lines = CollectLineFacts(a.sources(), a.counts, *m.check, q);
+    modules.push_back(std::move(m));
+  }
+  SourceFiles files(request.source_roots);
+  RenderHtmlReport(modules, request.html, files, out);
+}
+
+}  // namespace
+
+std::string ReportHtml(Session& session, const ReportRequest& request) {
+  std::ostringstream out;
+  WriteReport(session, request, out);
+  return out.str();
+}
+
+int RunReportCommand(Session& session, const ReportRequest& request, std::ostream& out, std::ostream& err) {
+  if (!CheckScopeExists(session, request.html.scope, err)) return kExitError;
+  if (request.output_path.empty() || request.output_path == "-") {
+    WriteReport(session, request, out);
+    return kExitOk;
+  }
+  // Written whole to a temporary beside the target, then renamed: a
+  // failed run never leaves half a page where the last good one was.
+  std::string tmp = request.output_path + ".tmp";
+  {
+    std::ofstream file(tmp, std::ios::binary | std::ios::trunc);
+    if (!file) {
+      err << fmt::format("hloscope report: cannot write {}: {}\n", Shown(request.output_path),
+                         std::strerror(errno));
+      return kExitError;
+    }
+    WriteReport(session, request, file);
+    file.flush();
+    if (!file) {
+      err << fmt::format("hloscope report: writing {} failed\n", Shown(request.output_path));
+      std::remove(tmp.c_str());
+      return kExitError;
+    }
+  }
+  if (std::rename(tmp.c_str(), request.output_path.c_str()) != 0) {
+    err << fmt::format("hloscope report: cannot write {}: {}\n", Shown(request.output_path),
+                       std::strerror(errno));
+    std::remove(tmp.c_str());
+    return kExitError;
+  }
+  return kExitOk;
+}
+
+}  // namespace hloscope

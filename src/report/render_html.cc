@@ -1,0 +1,392 @@
+#include "hloscope/report/render_html.h"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <set>
+
+#include "hloscope/analysis/scope_filter.h"
+#include "hloscope/analysis/source_origin.h"
+#include "hloscope/report/enum_names.h"
+#include "hloscope/report/html_text.h"
+#include "hloscope/report/loop_graph.h"
+#include "hloscope/report/wording.h"
+#include "hloscope/support/graphviz.h"
+#include "hloscope/support/human_bytes.h"
+#include "hloscope/support/version.h"
+#include "html_assets.h"
+#include "html_source.h"
+
+namespace hloscope {
+namespace {
+
+// Everything a table row of a module needs to link: the module's index,
+// its source anchors, and its loops by instruction.
+struct ModuleContext {
+  size_t index = 0;
+  const ModuleCheck& check;
+  const SourceAnchors& anchors;
+
+  std::string SourceCell(const std::optional<SourceLocation>& source) const {
+    std::string text = SourceText(source);
+    if (text.empty()) return "";
+    std::string anchor = anchors.Of(source);
+    // The tooltip: the whole path and the op_name (JAX's scope path).
+    std::string title =
+        source ? HtmlShown(source->file + (source->op_name.empty() ? "" : " — " + source->op_name)) : "";
+    if (anchor.empty()) return fmt::format("<span title=\"{}\">{}</span>", title, HtmlShown(text));
+    return fmt::format("<a href=\"#{}\" title=\"{}\">{}</a>", anchor, title, HtmlShown(text));
+  }
+  std::string LoopLink(const HloInstruction* loop) const {
+    for (size_t i = 0; i < check.loops.size(); ++i)
+      if (check.loops[i].loop == loop)
+        return fmt::format("<a href=\"#{}\">{}</a>", Anchor(index, AnchorKind::kLoop, i),
+                           HtmlShown(loop->name()));
+    return HtmlShown(loop->name());
+  }
+  std::string CopyLink(const HloPosition& copy) const {
+    const CopyFinding* c = check.FindCopy(copy);
+    if (!c) return HtmlShown(PositionText(copy));
+    return fmt::format("<a href=\"#{}\">{}</a>",
+                       Anchor(index, AnchorKind::kCopy, static_cast<size_t>(c - check.copies.data())),
+                       HtmlShown(PositionText(copy)));
+  }
+};
+
+// A number cell: its value for sorting, its text for people.
+std::string NumCell(std::optional<int64_t> v, std::string_view text) {
+  return fmt::format("<td class=\"num\" data-v=\"{}\">{}</td>", v ? *v : -1, HtmlEscape(text));
+}
+
+std::string ScopeOf(const std::optional<SourceLocation>& source) {
+  return source ? UserScopePath(source->op_name) : "";
+}
+
+// The facets JavaScript filters by, as data attributes (escaped: scopes
+// come from the input).
+std::string Facets(const std::string& scope, const std::string& loop, bool library) {
+  return fmt::format(" data-scope=\"{}\" data-loop=\"{}\" data-origin=\"{}\"", HtmlShown(scope),
+                     HtmlShown(loop), library ? "library" : "user");
+}
+
+std::string ConfirmationCell(const UpdateFinding& u) {
+  if (!u.confirmation.confirmed)
+    return fmt::format("<td class=\"muted\">{}</td>", u.confirmation.basis == Confirmation::Basis::kNoDump
+                                                          ? "unconfirmed (no dump)"
+                                                          : HtmlShown(ConfirmationText(u)));
+  if (*u.confirmation.confirmed)
+    return fmt::format("<td class=\"ok\">✓ {}</td>", HtmlShown(ConfirmationText(u)));
+  return fmt::format("<td class=\"bad\">✗ contradicted: {}</td>", HtmlShown(ConfirmationText(u)));
+}
+
+bool IsSmall(const CopyFinding& c, const HtmlReportOptions& options) {
+  return c.scalar || (c.total_bytes && *c.total_bytes < options.small_copy_bytes);
+}
+
+void CopyRows(const ModuleContext& m, const std::vector<size_t>& rows, std::ostream& out) {
+  out << "<table class=\"findings sortable\"><thead><tr><th>copy</th><th>shape</th><th>bytes</th><th>×</th>"
+         "<th>per call</th><th>where</th><th>source</th><th>scope</th><th>cause</th></tr></thead><tbody>\n";
+  for (size_t ci : rows) {
+    const CopyFinding& c = m.check.copies[ci];
+    SourceOrigin origin = OriginOf(c.source);
+    std::string loop = c.enclosing_loops.empty() ? "" : std::string(c.enclosing_loops.front()->name());
+    std::string where = c.enclosing_loops.empty() ? "entry" : "in " + m.LoopLink(c.enclosing_loops.front());
+    if (c.unknown_trip_loop)
+      where += fmt::format("<br><span class=\"muted\">{} per iteration of {} (trip count unknown)</span>",
+                           HtmlEscape(HumanBytes(c.bytes_per_unknown_trip_iteration)),
+                           HtmlShown(c.unknown_trip_loop->name()));
+    std::string hint = CauseHint(c);
+    out << fmt::format(
+        "<tr id=\"{}\"{}><td>{}</td><td>{}</td>{}{}{}<td>{}</td><td>{}</td><td>{}</td><td><span "
+        "class=\"cause\">{}</span> — {}{}{}</td></tr>\n",
+        Anchor(m.index, AnchorKind::kCopy, ci), Facets(ScopeOf(c.source), loop, origin.library),
+        HtmlShown(c.instruction()->name()), HtmlShown(c.shape->ToString()),
+        NumCell(c.bytes, HumanBytes(c.bytes)),
+        NumCell(c.executions, ExecutionsText(c.executions, c.executions_upper_bound)),
+        NumCell(c.total_bytes ? c.total_bytes : c.bytes_per_unknown_trip_iteration,
+                HumanBytes(c.total_bytes)),
+        where, m.SourceCell(c.source), HtmlShown(ScopeOf(c.source)), HtmlEscape(CopyCauseName(c.cause.cause)),
+        HtmlShown(CauseDetail(c)), hint.empty() ? "" : "<br><b>hint:</b> " + HtmlShown(hint),
+        origin.library ? "<br><span class=\"muted\">made inside " + HtmlShown(origin.library_part) + "</span>"
+                       : "");
+  }
+  out << "</tbody></table>\n";
+}
+
+void CopiesSection(const ModuleContext& m, const HtmlReportOptions& options, std::ostream& out) {
+  std::vector<size_t> main, small, library;
+  std::set<std::string> parts;
+  int64_t small_bytes = 0;
+  for (size_t ci = 0; ci < m.check.copies.size(); ++ci) {
+    const CopyFinding& c = m.check.copies[ci];
+    SourceOrigin origin = OriginOf(c.source);
+    if (IsSmall(c, options)) {
+      small.push_back(ci);
+      small_bytes += c.total_bytes.value_or(0);
+    } else if (origin.library) {
+      library.push_back(ci);
+      parts.insert(origin.library_part);
+    } else {
+      main.push_back(ci);
+    }
+  }
+  out << fmt::format(
+      "<section class=\"copies\"><h3>Copies <span class=\"muted\">({} in all; by bytes moved per "
+      "call)</span></h3>\n",
+      m.check.copies.size());
+  if (main.empty())
+    out << "<p>No array copy in your code.</p>\n";
+  else
+    CopyRows(m, main, out);
+  if (!library.empty()) {
+    std::vector<std::string> names;
+    for (const std::string& p : parts) names.push_back(HtmlShown(p));
+    out << fmt::format(
+        "<details class=\"library\"><summary>{} cop{} made inside library code ({})</summary>\n",
+        library.size(), library.size() == 1 ? "y" : "ies", fmt::join(names, ", "));
+    CopyRows(m, library, out);
+    out << "</details>\n";
+  }
+  if (!small.empty()) {
+    out << fmt::format(
+        "<details class=\"small\"><summary>{} scalar or small cop{} (under {} per call; {} together: loop "
+        "counters, loop-start constants)</summary>\n",
+        small.size(), small.size() == 1 ? "y" : "ies", HtmlEscape(HumanBytes(options.small_copy_bytes)),
+        HtmlEscape(HumanBytes(small_bytes)));
+    CopyRows(m, small, out);
+    out << "</details>\n";
+  }
+  out << "</section>\n";
+}
+
+void UpdatesSection(const ModuleContext& m, std::ostream& out) {
+  if (m.check.updates.empty()) return;
+  out << "<section class=\"updates\"><h3>Updates</h3>\n<table class=\"findings "
+         "sortable\"><thead><tr><th>verdict</th>"
+         "<th>update</th><th>bytes written</th><th>×</th><th>source</th><th>why</th><th>buffer "
+         "assignment</th></tr>"
+         "</thead><tbody>\n";
+  for (size_t ui = 0; ui < m.check.updates.size(); ++ui) {
+    const UpdateFinding& u = m.check.updates[ui];
+    bool ok = u.verdict == UpdateVerdict::kInPlace && !u.full_rewrite;
+    std::string loop;
+    std::string verdict = fmt::format("<span class=\"{}\">{}</span>", ok ? "ok" : "bad",
+                                      HtmlEscape(UpdateVerdictName(u.verdict)));
+    if (u.full_rewrite) verdict += " <span class=\"bad\">full rewrite</span>";
+    if (u.runs_on) verdict += " on " + m.CopyLink(*u.runs_on);
+    out << fmt::format("<tr id=\"{}\"{}><td>{}</td><td>{}</td>{}{}<td>{}</td><td>{}</td>{}</tr>\n",
+                       Anchor(m.index, AnchorKind::kUpdate, ui),
+                       Facets(ScopeOf(u.source), loop, OriginOf(u.source).library), verdict,
+                       HtmlShown(UpdateLabel(u.site)), NumCell(u.bytes_written, HumanBytes(u.bytes_written)),
+                       NumCell(u.executions, ExecutionsText(u.executions, u.executions_upper_bound)),
+                       m.SourceCell(u.source), HtmlShown(UpdateReason(u)), ConfirmationCell(u));
+  }
+  out << "</tbody></table></section>\n";
+}
+
+void LoopsSection(const ModuleContext& m, std::ostream& out) {
+  if (m.check.loops.empty()) return;
+  out << "<section class=\"loops-table\"><h3>Loops</h3>\n<table class=\"findings "
+         "sortable\"><thead><tr><th>loop</th>"
+         "<th>iterations</th><th>× per call</th><th>copied / iteration</th><th>rewritten / iteration</th>"
+         "<th>source</th><th>what it moves every iteration</th></tr></thead><tbody>\n";
+  for (size_t li = 0; li < m.check.loops.size(); ++li) {
+    const LoopFinding& l = m.check.loops[li];
+    std::string trips = l.trip_count
+                            ? fmt::format("{} ({})", *l.trip_count, TripCountSourceName(l.trip_count_source))
+                            : "unknown";
+    std::vector<std::string> scaling;
+    for (const LoopScaling& s : l.scaling)
+      scaling.push_back(fmt::format("<li{}>{}</li>", s.grows_with_buffer ? " class=\"bad\"" : "",
+                                    HtmlShown(ScalingText(s))));
+    std::string inner = l.enclosing_loops.empty() ? "" : std::string(l.enclosing_loops.front()->name());
+    out << fmt::format(
+        "<tr id=\"{}\"{}><td>{}{}</td>{}{}{}{}<td>{}</td><td>{}<ul>{}</ul></td></tr>\n",
+        Anchor(m.index, AnchorKind::kLoop, li), Facets(ScopeOf(l.source), inner, OriginOf(l.source).library),
+        HtmlShown(l.loop->name()),
+        inner.empty() ? ""
+                      : "<br><span class=\"muted\">in " + m.LoopLink(l.enclosing_loops.front()) + "</span>",
+        NumCell(l.trip_count, trips), NumCell(l.executions, ExecutionsText(l.executions, false)),
+        NumCell(l.copy_bytes_per_iteration, HumanBytes(l.copy_bytes_per_iteration)),
+        NumCell(l.rewrite_bytes_per_iteration, HumanBytes(l.rewrite_bytes_per_iteration)),
+        m.SourceCell(l.source),
+        l.scales_with_buffer ? "<span class=\"bad\"><b>grows with buffer size</b></span>" : "",
+        fmt::join(scaling, ""));
+  }
+  out << "</tbody></table></section>\n";
+}
+
+void ParametersSection(const ModuleContext& m, std::ostream& out) {
+  if (m.check.parameters.empty()) return;
+  out << "<section class=\"parameters\"><h3>Parameters</h3>\n<table class=\"findings "
+         "sortable\"><thead><tr><th>#</th>"
+         "<th>name</th><th>shape</th><th>bytes</th><th>donated</th><th>copied</th></tr></thead><tbody>\n";
+  for (size_t pi = 0; pi < m.check.parameters.size(); ++pi) {
+    const ParameterFinding& p = m.check.parameters[pi];
+    std::vector<std::string> copies;
+    for (const HloPosition& c : p.copies) copies.push_back(m.CopyLink(c));
+    out << fmt::format(
+        "<tr id=\"{}\"><td class=\"num\" data-v=\"{}\">{}</td><td>{}</td><td>{}</td>{}<td>{}</td>"
+        "<td>{}</td></tr>\n",
+        Anchor(m.index, AnchorKind::kParameter, pi), p.number, p.number, HtmlShown(p.parameter->name()),
+        HtmlShown(p.parameter->shape().ToString()), NumCell(p.bytes, HumanBytes(p.bytes)),
+        p.donated() ? "<span class=\"ok\">donated</span>" : "not donated",
+        p.copied() ? "<span class=\"bad\">copied</span> " + fmt::format("{}", fmt::join(copies, ", "))
+                   : "not copied");
+  }
+  out << "</tbody></table></section>\n";
+}
+
+// The answer: what a user should look at first, each item linked.
+void AnswerSection(const ModuleContext& m, const HtmlReportOptions& options, std::ostream& out) {
+  const ModuleCheck& check = m.check;
+  out << fmt::format("<p class=\"headline\">{}</p>\n", HtmlShown(Headline(check)));
+  std::vector<std::string> items;
+  // Identical copies (a read-after-update copies the buffer twice: copy.7
+  // and copy) are one item with a count, as in the text report.
+  struct Group {
+    size_t first;
+    size_t count = 0;
+    std::optional<int64_t> total = 0;
+  };
+  std::vector<Group> groups;
+  std::map<std::string, size_t> group_of;
+  for (size_t ci = 0; ci < check.copies.size(); ++ci) {
+    const CopyFinding& c = check.copies[ci];
+    if (IsSmall(c, options) || OriginOf(c.source).library) continue;
+    std::string key = fmt::format("{}\n{}\n{}\n{}\n{}", CauseDetail(c),
+                                  c.enclosing_loops.empty() ? "" : c.enclosing_loops.front()->name(),
+                                  SourceText(c.source), c.shape->ToString(), c.bytes.value_or(-1));
+    auto [it, fresh] = group_of.try_emplace(key, groups.size());
+    if (fresh) {
+      if (groups.size() == 5) break;
+      groups.push_back({ci});
+    }
+    Group& g = groups[it->second];
+    ++g.count;
+    g.total = g.total && check.copies[ci].total_bytes
+                  ? std::optional<int64_t>(*g.total + *check.copies[ci].total_bytes)
+                  : std::nullopt;
+  }
+  for (const Group& g : groups) {
+    const CopyFinding& c = check.copies[g.first];
+    std::string src = m.SourceCell(c.source);
+    std::string hint = CauseHint(c);
+    std::string count = g.count == 1 ? ""
+                                     : fmt::format(" <b>and {} more like it</b> ({} per call together)",
+                                                   g.count - 1, HtmlEscape(HumanBytes(g.total)));
+    items.push_back(fmt::format("<li class=\"copy\"><a href=\"#{}\">{}</a>{}{} — {}{}</li>",
+                                Anchor(m.index, AnchorKind::kCopy, g.first), HtmlShown(CopySummaryLine(c)),
+                                count, src.empty() ? "" : " at " + src, HtmlShown(CauseDetail(c)),
+                                hint.empty() ? "" : "<br><b>fix:</b> " + HtmlShown(hint)));
+  }
+  size_t updates = 0;
+  for (size_t ui = 0; ui < check.updates.size() && updates < 3; ++ui) {
+    const UpdateFinding& u = check.updates[ui];
+    if (u.verdict != UpdateVerdict::kOutOfPlace && !u.full_rewrite) continue;
+    ++updates;
+    std::string src = m.SourceCell(u.source);
+    items.push_back(fmt::format("<li class=\"update\"><a href=\"#{}\">{} {}</a>{} — {}</li>",
+                                Anchor(m.index, AnchorKind::kUpdate, ui),
+                                HtmlEscape(UpdateVerdictName(u.verdict)), HtmlShown(UpdateLabel(u.site)),
+                                src.empty() ? "" : " at " + src, HtmlShown(UpdateReason(u))));
+  }
+  size_t loops = 0;
+  for (size_t li = 0; li < check.loops.size() && loops < 3; ++li) {
+    const LoopFinding& l = check.loops[li];
+    if (!l.scales_with_buffer) continue;
+    ++loops;
+    std::string src = m.SourceCell(l.source);
+    items.push_back(fmt::format(
+        "<li class=\"loop\"><a href=\"#{}\">{}</a>{} grows with buffer size: {} copied and {} rewritten per "
+        "iteration</li>",
+        Anchor(m.index, AnchorKind::kLoop, li), HtmlShown(l.loop->name()), src.empty() ? "" : " at " + src,
+        HtmlEscape(HumanBytes(l.copy_bytes_per_iteration)),
+        HtmlEscape(HumanBytes(l.rewrite_bytes_per_iteration))));
+  }
+  if (items.empty())
+    out << "<p class=\"ok\">Nothing to fix: no array copy in your code, every update in place, no loop that "
+           "grows "
+           "with a buffer.</p>\n";
+  else
+    out << fmt::format("<ol class=\"answer\">{}</ol>\n", fmt::join(items, "\n"));
+  if (check.buffer_assignment_applied) {
+    int64_t confirmed = 0, contradicted = 0, open = 0;
+    for (const UpdateFinding& u : check.updates) {
+      if (!u.confirmation.confirmed)
+        ++open;
+      else if (*u.confirmation.confirmed)
+        ++confirmed;
+      else
+        ++contradicted;
+    }
+    out << fmt::format(
+        "<p class=\"ba\">Checked against XLA's buffer assignment (<code>{}</code>): <span class=\"ok\">{} "
+        "confirmed</span>, <span class=\"{}\">{} contradicted</span>, {} not checkable.</p>\n",
+        HtmlShown(check.buffer_assignment_path), confirmed, contradicted ? "bad" : "ok", contradicted, open);
+  } else {
+    out << "<p class=\"ba muted\">No buffer assignment: verdicts follow XLA's aliasing rules, unconfirmed "
+           "(pass "
+           "<code>--buffer-assignment</code>, or check a dump folder's file).</p>\n";
+  }
+}
+
+void PictureSection(const ModuleContext& m, const HtmlReportOptions& options, std::ostream& out) {
+  if (m.check.loops.empty()) return;
+  out << fmt::format("<{} class=\"picture\"{}>", options.compact ? "details" : "section",
+                     options.compact ? "" : fmt::format(" id=\"m{}-picture\"", m.index));
+  out << (options.compact ? "<summary>Loop picture</summary>\n" : "<h3>Loops as they run</h3>\n");
+  LoopGraphOptions graph;
+  graph.module_index = m.index;
+  SvgResult svg = RenderDotToSvg(LoopGraphDot(m.check, graph));
+  if (svg.ok())
+    out << "<div class=\"svg\">" << svg.svg << "</div>\n";
+  else
+    out << fmt::format("<p class=\"bad\">No loop picture: {}.</p>\n", HtmlEscape(svg.error));
+  out << fmt::format("</{}>\n", options.compact ? "details" : "section");
+}
+
+}  // namespace
+
+void RenderHtmlReport(const std::vector<HtmlModule>& modules, const HtmlReportOptions& options,
+                      SourceFiles& files, std::ostream& out) {
+  std::string title = options.title.empty() ? "hloscope report" : "hloscope report — " + options.title;
+  if (!options.compact)
+    out << fmt::format(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<meta name=\"viewport\" "
+        "content=\"width=device-width, initial-scale=1\">\n<meta http-equiv=\"Content-Security-Policy\" "
+        "content=\"default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src "
+        "data:\">\n"
+        "<title>{}</title>\n",
+        HtmlShown(title));
+  out << "<style>" << kHtmlReportCss << "</style>\n";
+  if (!options.compact) out << "</head><body>\n";
+  out << "<div class=\"hloscope-report\">\n";
+  if (!options.compact)
+    out << fmt::format("<h1>{}</h1>\n<p class=\"muted\">hloscope {}{}</p>\n", HtmlShown(title),
+                       kHloscopeVersion,
+                       options.scope.empty() ? "" : " — scope <code>" + HtmlShown(options.scope) + "</code>");
+  for (size_t mi = 0; mi < modules.size(); ++mi) {
+    const ModuleCheck& check = *modules[mi].check;
+    SourceAnchors anchors(mi, modules[mi].lines);
+    ModuleContext m{mi, check, anchors};
+    out << fmt::format("<section class=\"module\" id=\"m{}\"><h2>{}</h2>\n", mi,
+                       HtmlShown(check.module->name()));
+    AnswerSection(m, options, out);
+    PictureSection(m, options, out);
+    out << fmt::format("<{} class=\"annotated\"><{}>Your source</{}>\n",
+                       options.compact ? "details" : "section", options.compact ? "summary" : "h3",
+                       options.compact ? "summary" : "h3");
+    RenderSourceSection(mi, check, modules[mi].lines, anchors, options.context, files, out);
+    out << fmt::format("</{}>\n", options.compact ? "details" : "section");
+    CopiesSection(m, options, out);
+    UpdatesSection(m, out);
+    LoopsSection(m, out);
+    ParametersSection(m, out);
+    out << "</section>\n";
+  }
+  out << "</div>\n<script>" << kHtmlReportScript << "</script>\n";
+  if (!options.compact) out << "</body></html>\n";
+}
+
+}  // namespace hloscope

@@ -1,0 +1,232 @@
+#include "hloscope/report/render_sarif.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <map>
+
+#include "hloscope/analysis/source_origin.h"
+#include "hloscope/report/enum_names.h"
+#include "hloscope/report/json_model.h"
+#include "hloscope/report/wording.h"
+#include "hloscope/support/human_bytes.h"
+#include "hloscope/support/version.h"
+
+namespace hloscope {
+namespace {
+
+constexpr std::string_view kSarifSchema = "https://json.schemastore.org/sarif-2.1.0.json";
+constexpr std::string_view kDocs = "https://github.com/hloscope/hloscope/blob/main/docs/";
+
+struct Rule {
+  std::string id;
+  std::string short_text;
+  std::string help;
+};
+
+// One rule per copy cause, then the update and verdict rules.
+std::vector<Rule> Rules() {
+  std::vector<Rule> rules;
+  auto copy = [&](CopyCause cause, std::string short_text, std::string help) {
+    rules.push_back({fmt::format("copy/{}", CopyCauseName(cause)), std::move(short_text), std::move(help)});
+  };
+  copy(CopyCause::kNonDonatedParameter,
+       "An argument that is updated or returned is copied: it is not donated",
+       "Donate the argument (jax.jit(f, donate_argnums=...)) and stop using it after the call.");
+  copy(CopyCause::kConstantUpdated, "A constant is copied because it is updated: constants are read-only",
+       "Build the array inside the function (jnp.zeros under jit) or pass it as a donated argument.");
+  copy(CopyCause::kLoopCarriedLive, "A loop carry is copied every iteration: its old value is still live",
+       "Do not read a carry's old value after computing its new one; carry what you need instead.");
+  copy(CopyCause::kReadAfterUpdate, "An array is copied because it is read after an in-place update",
+       "Read from the updated array, or carry the value you read, so the old contents are not needed.");
+  copy(CopyCause::kOutputDuplicated, "An output is copied because the same array is returned twice",
+       "Return the array once.");
+  copy(CopyCause::kOutputPassthrough, "An argument or constant returned unchanged is copied into the output",
+       "Do not return arguments unchanged, or donate them.");
+  copy(CopyCause::kOutputAliasing, "A result is copied into a donated argument's buffer",
+       "Compute the result into the donated buffer (update it in place) instead of building a new array.");
+  copy(CopyCause::kConditionalBranch, "A branch of lax.cond copies its operand or result",
+       "Update the array in both branches the same way, or move the update out of the conditional.");
+  copy(CopyCause::kLayoutChange, "A physical transpose (layout change)",
+       "Keep one layout across the program.");
+  copy(CopyCause::kMemorySpaceMove, "A copy between memory spaces",
+       "Expected for prefetches and offloading.");
+  copy(CopyCause::kUnknown, "A copy no rule explains", "Run `hloscope explain` on the copy.");
+  rules.push_back(
+      {"update/out-of-place", "An update is not done in place: it writes a whole new array",
+       "Make the update's input die at the update (do not read it afterwards) and donate arguments."});
+  rules.push_back({"update/full-rewrite", "An update shares its buffer but rewrites all of it",
+                   "Update only the rows that change (x.at[i].set) instead of a whole-array where/select."});
+  rules.push_back({"verdict/contradicted", "XLA's buffer assignment contradicts hloscope's verdict",
+                   "Report it: the verdict is wrong."});
+  return rules;
+}
+
+size_t RuleIndex(const std::vector<Rule>& rules, std::string_view id) {
+  for (size_t i = 0; i < rules.size(); ++i)
+    if (rules[i].id == id) return i;
+  return rules.size() - 1;
+}
+
+// A path relative to the first root that holds it, or nullopt.
+std::optional<std::string> UnderRoot(const std::string& file, const std::string& root) {
+  std::error_code ec;
+  std::filesystem::path r = std::filesystem::weakly_canonical(root, ec);
+  if (ec) return std::nullopt;
+  std::string prefix = r.string();
+  if (!prefix.empty() && prefix.back() != '/') prefix += '/';
+  if (file.size() > prefix.size() && file.compare(0, prefix.size(), prefix) == 0)
+    return file.substr(prefix.size());
+  return std::nullopt;
+}
+
+Json ArtifactLocation(const std::string& file, const SarifOptions& options) {
+  Json loc;
+  // One base (SRCROOT): the first root.
+  if (!options.source_roots.empty()) {
+    if (std::optional<std::string> rel = UnderRoot(file, options.source_roots.front())) {
+      loc["uri"] = PathToUri(*rel);
+      loc["uriBaseId"] = "SRCROOT";
+      return loc;
+    }
+  }
+  loc["uri"] = PathToUri(file);
+  return loc;
+}
+
+Json Location(const std::optional<SourceLocation>& source, const HloInstruction* instr,
+              const SarifOptions& options) {
+  Json physical;
+  if (source && source->has_line()) {
+    physical["artifactLocation"] = ArtifactLocation(source->file, options);
+    Json region;
+    region["startLine"] = source->line;
+    if (source->column > 0) region["startColumn"] = source->column;
+    physical["region"] = region;
+  } else {
+    physical["artifactLocation"] =
+        ArtifactLocation(options.input_path.empty() ? "-" : options.input_path, options);
+  }
+  Json loc;
+  loc["physicalLocation"] = physical;
+  Json logical;
+  logical["name"] = Shown(instr->name());
+  logical["fullyQualifiedName"] = Shown(fmt::format("{}/{}", instr->parent()->name(), instr->name()));
+  logical["kind"] = "instruction";
+  loc["logicalLocations"] = Json::array({logical});
+  return loc;
+}
+
+Json SarifResult(const std::vector<Rule>& rules, std::string_view rule, std::string_view level,
+                 std::string message, const std::optional<SourceLocation>& source,
+                 const HloInstruction* instr, const SarifOptions& options, Json properties,
+                 std::map<std::string, int>* occurrences) {
+  Json r;
+  size_t index = RuleIndex(rules, rule);
+  r["ruleId"] = rules[index].id;
+  r["ruleIndex"] = index;
+  r["level"] = level;
+  r["message"] = {{"text", Shown(message)}};
+  r["locations"] = Json::array({Location(source, instr, options)});
+  // Stable across runs and compilations of the same program: what the
+  // finding is and where, never the instruction's number.
+  // The shape and the occurrence keep two copies of one line apart.
+  std::string key = fmt::format("{}|{}|{}|{}", rule, source ? DisplayPath(source->file) : "",
+                                source ? source->line : 0, instr->shape().ToString(/*print_layout=*/false));
+  r["partialFingerprints"] = {
+      {"hloscopeFinding/v1", Shown(fmt::format("{}|{}", key, (*occurrences)[key]++))}};
+  r["properties"] = std::move(properties);
+  return r;
+}
+
+// Does a loop report this copy as growing with a buffer?
+bool CopyGrows(const ModuleCheck& m, const CopyFinding& c) {
+  for (const LoopFinding& l : m.loops)
+    for (const LoopScaling& s : l.scaling)
+      if (s.kind == LoopScaling::Kind::kCopy && s.grows_with_buffer && s.copy == c.copy) return true;
+  return false;
+}
+
+}  // namespace
+
+std::string PathToUri(std::string_view path) {
+  std::string out = path.starts_with("/") ? "file://" : "";
+  for (unsigned char c : path) {
+    bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+                 c == '.' || c == '_' || c == '~' || c == '/';
+    if (plain)
+      out += static_cast<char>(c);
+    else
+      out += fmt::format("%{:02X}", c);
+  }
+  return out;
+}
+
+void WriteCheckSarif(const std::vector<const ModuleCheck*>& modules, const SarifOptions& options,
+                     std::ostream& out) {
+  std::vector<Rule> rules = Rules();
+  Json results = Json::array();
+  std::map<std::string, int> occurrences;
+  for (const ModuleCheck* m : modules) {
+    for (const CopyFinding& c : m->copies) {
+      if (c.scalar || c.total_bytes.value_or(c.bytes.value_or(0)) < options.min_bytes) continue;
+      bool in_loop = !c.enclosing_loops.empty();
+      if (!in_loop && c.cause.cause != CopyCause::kNonDonatedParameter) continue;
+      std::string hint = CauseHint(c);
+      std::string message =
+          fmt::format("{}: {}{}{}.{}", m->module->name(), CopySummaryLine(c),
+                      in_loop ? fmt::format(", inside {}", c.enclosing_loops.front()->name()) : "",
+                      " — " + CauseDetail(c), hint.empty() ? "" : " Fix: " + hint);
+      Json props = {{"module", Shown(m->module->name())},    {"bytes", Opt(c.bytes)},
+                    {"executions", Opt(c.executions)},       {"bytes_per_call", Opt(c.total_bytes)},
+                    {"cause", CopyCauseName(c.cause.cause)}, {"hint", Shown(hint)},
+                    {"grows_with_buffer", CopyGrows(*m, c)}, {"library", OriginOf(c.source).library}};
+      // A warning where the copy costs in proportion to a buffer or copies
+      // an argument the caller could donate; a note for a fixed-size copy
+      // in a loop, or one made inside library code.
+      bool serious = CopyGrows(*m, c) || c.cause.cause == CopyCause::kNonDonatedParameter;
+      std::string_view level = OriginOf(c.source).library || !serious ? "note" : "warning";
+      results.push_back(SarifResult(rules, fmt::format("copy/{}", CopyCauseName(c.cause.cause)), level,
+                                    message, c.source, c.instruction(), options, std::move(props),
+                                    &occurrences));
+    }
+    for (const UpdateFinding& u : m->updates) {
+      bool contradicted = u.confirmation.confirmed == false;
+      if (u.verdict != UpdateVerdict::kOutOfPlace && !u.full_rewrite && !contradicted) continue;
+      std::string rule = contradicted                              ? "verdict/contradicted"
+                         : u.verdict == UpdateVerdict::kOutOfPlace ? "update/out-of-place"
+                                                                   : "update/full-rewrite";
+      std::string message = fmt::format("{}: {} is {}{} — {}{}", m->module->name(), UpdateLabel(u.site),
+                                        UpdateVerdictName(u.verdict), u.full_rewrite ? " (full rewrite)" : "",
+                                        UpdateReason(u), contradicted ? ". " + ConfirmationText(u) : "");
+      Json props = {{"module", Shown(m->module->name())},
+                    {"verdict", UpdateVerdictName(u.verdict)},
+                    {"bytes_written", Opt(u.bytes_written)},
+                    {"executions", Opt(u.executions)},
+                    {"library", OriginOf(u.source).library}};
+      results.push_back(SarifResult(rules, rule, OriginOf(u.source).library ? "note" : "warning", message,
+                                    u.source, u.site.owner(), options, std::move(props), &occurrences));
+    }
+  }
+  Json driver = {{"name", "hloscope"},
+                 {"version", kHloscopeVersion},
+                 {"semanticVersion", kHloscopeVersion},
+                 {"informationUri", std::string(kDocs) + "report.md"},
+                 {"rules", Json::array()}};
+  for (const Rule& r : rules)
+    driver["rules"].push_back({{"id", r.id},
+                               {"shortDescription", {{"text", r.short_text}}},
+                               {"help", {{"text", r.help}}},
+                               {"helpUri", std::string(kDocs) + "analysis.md"}});
+  Json run = {{"tool", {{"driver", driver}}}, {"results", results}, {"columnKind", "unicodeCodePoints"}};
+  if (!options.source_roots.empty()) {
+    std::error_code ec;
+    std::string root = std::filesystem::weakly_canonical(options.source_roots.front(), ec).string();
+    if (!root.empty() && root.back() != '/') root += '/';
+    run["originalUriBaseIds"] = {{"SRCROOT", {{"uri", PathToUri(root)}}}};
+  }
+  Json doc = {{"$schema", kSarifSchema}, {"version", "2.1.0"}, {"runs", Json::array({run})}};
+  out << JsonText(doc);
+}
+
+}  // namespace hloscope
