@@ -107,6 +107,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     req.gates.fail_on_out_of_place = true;
     return hloscope::RunCheckCommand(s, req, out, err);
   });
+  {
+    // SARIF (JSON) and the HTML page: the page escapes every input string,
+    // so it passes the terminal filter unchanged too.
+    std::ostringstream sarif, err, page;
+    hloscope::CheckRequest req;
+    req.format = OutputFormat::kSarif;
+    CheckExit(hloscope::RunCheckCommand(s, req, sarif, err), "check --format sarif");
+    CheckJson(sarif.str(), "check --format sarif");
+    hloscope::ReportRequest report;
+    report.source_roots = {"/nonexistent-hloscope-fuzz-root"};
+    CheckExit(hloscope::RunReportCommand(s, report, page, err), "report");
+    CheckText(page.str());
+    CheckText(err.str());
+  }
   Both("stats", [&](OutputFormat f, std::ostream& out, std::ostream&) {
     return hloscope::RunStatsCommand(s, f, out);
   });

@@ -323,6 +323,35 @@ Runner AddReport(CLI::App& app) {
   };
 }
 
+// `after_dashes`: what followed `--` on the command line (RunCli splits it
+// off before CLI11 sees it: CLI11 would hand it to the top-level app).
+Runner AddRun(CLI::App& app, std::shared_ptr<const std::vector<std::string>> after_dashes) {
+  auto req = std::make_shared<RunRequest>();
+  CLI::App* cmd = app.add_subcommand("run",
+                                     "Run a program unchanged (hloscope run -- python train.py) and check "
+                                     "every XLA compilation it makes; the "
+                                     "summary is printed when it exits");
+  cmd->add_option("--json", req->json_path, "also write the summary as JSON to this file");
+  cmd->add_option("--keep-dumps", req->keep_dumps, "dump into this (new or empty) folder and keep it");
+  cmd->add_flag("--warn", req->warn,
+                "print a warning as soon as a compilation has a copy in a loop or an update not in place "
+                "(of at least --min-bytes per call)");
+  cmd->add_flag("--fail", req->fail, "exit 1 at the end if a compilation did (for CI)");
+  cmd->add_option("--min-bytes", req->budget.min_bytes, "what --warn and --fail count (default 1)")
+      ->check(kBudget);
+  cmd->add_option("--reports", req->worst_reports, "full reports of this many worst functions (default 2)")
+      ->check(CLI::Range(0, 1000));
+  // Everything from the program's name on belongs to the program
+  // (`hloscope run --warn python train.py --json x`: --json is the program's).
+  cmd->prefix_command();
+  cmd->footer("COMMAND: the program and its arguments, after the options (or after --)");
+  return [req, cmd, after_dashes](std::ostream& out, std::ostream& err) {
+    req->command = cmd->remaining();
+    req->command.insert(req->command.end(), after_dashes->begin(), after_dashes->end());
+    return RunRunCommand(*req, out, err);
+  };
+}
+
 Runner AddScopes(CLI::App& app) {
   auto f = std::make_shared<InputFlags>();
   CLI::App* cmd = app.add_subcommand("scopes",
@@ -401,8 +430,20 @@ int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
   add(&AddDiff);
   add(&AddScopes);
   add(&AddReport);
+  // `hloscope run [options] -- PROGRAM ARGS`: PROGRAM ARGS are not ours to parse.
+  auto after_dashes = std::make_shared<std::vector<std::string>>();
+  std::vector<std::string> ours = args;
+  if (!ours.empty() && ours.front() == "run") {
+    auto dashes = std::find(ours.begin(), ours.end(), "--");
+    if (dashes != ours.end()) {
+      after_dashes->assign(dashes + 1, ours.end());
+      ours.erase(dashes, ours.end());
+    }
+  }
+  Runner run = AddRun(app, after_dashes);
+  commands.emplace_back(app.get_subcommands({}).back(), std::move(run));
   std::vector<std::string> argv_storage = {"hloscope"};
-  argv_storage.insert(argv_storage.end(), args.begin(), args.end());
+  argv_storage.insert(argv_storage.end(), ours.begin(), ours.end());
   std::vector<const char*> argv;
   for (const std::string& a : argv_storage) argv.push_back(a.c_str());
   // What the command writes is filtered on its way (support/terminal_text.h:

@@ -129,19 +129,11 @@ void RenderCheckText(const std::vector<const ModuleCheck*>& modules, const Check
     if (!m.loops.empty()) LoopsSection(m, out);
     if (!m.parameters.empty()) ParametersSection(m, out);
     if (m.buffer_assignment_applied) {
-      int64_t confirmed = 0, contradicted = 0, open = 0;
-      for (const UpdateFinding& u : m.updates) {
-        if (!u.confirmation.confirmed)
-          ++open;
-        else if (*u.confirmation.confirmed)
-          ++confirmed;
-        else
-          ++contradicted;
-      }
+      ConfirmationCounts n = CountConfirmations(m);
       out << fmt::format(
           "\nverdicts checked against XLA's buffer assignment ({}): {} confirmed, {} contradicted, {} "
           "not checkable\n",
-          m.buffer_assignment_path, confirmed, contradicted, open);
+          m.buffer_assignment_path, n.confirmed, n.contradicted, n.not_checkable);
     } else if (!m.buffer_assignment_path.empty()) {
       out << fmt::format(
           "\nthe buffer assignment {} was not applied: it describes one module and the input holds {}; "

@@ -311,19 +311,18 @@ void AnswerSection(const ModuleContext& m, const HtmlReportOptions& options, std
   else
     out << fmt::format("<ol class=\"answer\">{}</ol>\n", fmt::join(items, "\n"));
   if (check.buffer_assignment_applied) {
-    int64_t confirmed = 0, contradicted = 0, open = 0;
-    for (const UpdateFinding& u : check.updates) {
-      if (!u.confirmation.confirmed)
-        ++open;
-      else if (*u.confirmation.confirmed)
-        ++confirmed;
-      else
-        ++contradicted;
-    }
+    ConfirmationCounts n = CountConfirmations(check);
     out << fmt::format(
         "<p class=\"ba\">Checked against XLA's buffer assignment (<code>{}</code>): <span class=\"ok\">{} "
         "confirmed</span>, <span class=\"{}\">{} contradicted</span>, {} not checkable.</p>\n",
-        HtmlShown(check.buffer_assignment_path), confirmed, contradicted ? "bad" : "ok", contradicted, open);
+        HtmlShown(check.buffer_assignment_path), n.confirmed, n.contradicted ? "bad" : "ok", n.contradicted,
+        n.not_checkable);
+  } else if (!check.buffer_assignment_path.empty()) {
+    out << fmt::format(
+        "<p class=\"ba muted\">The buffer assignment <code>{}</code> was not applied: it describes one "
+        "module and "
+        "the input holds several; verdicts unconfirmed (report the modules one file each).</p>\n",
+        HtmlShown(check.buffer_assignment_path));
   } else {
     out << "<p class=\"ba muted\">No buffer assignment: verdicts follow XLA's aliasing rules, unconfirmed "
            "(pass "

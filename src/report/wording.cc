@@ -322,6 +322,19 @@ std::string UpdateReason(const UpdateFinding& u) {
   return "";
 }
 
+ConfirmationCounts CountConfirmations(const ModuleCheck& module) {
+  ConfirmationCounts n;
+  for (const UpdateFinding& u : module.updates) {
+    if (!u.confirmation.confirmed)
+      ++n.not_checkable;
+    else if (*u.confirmation.confirmed)
+      ++n.confirmed;
+    else
+      ++n.contradicted;
+  }
+  return n;
+}
+
 std::string ConfirmationText(const UpdateFinding& u) {
   const Confirmation& c = u.confirmation;
   auto at = [](const HloPosition& p, const std::optional<Slice>& s) {

@@ -33,6 +33,14 @@ int RenderData(int (*render)(GVC_t*, graph_t*, const char*, char**, Length*), GV
   return rc;
 }
 
+// One context for the process, never freed: Graphviz's pango text-layout
+// plugin caches font names across contexts, and a context freed and made
+// again reads a freed name (a use-after-free under ASan, Graphviz 2.42).
+GVC_t* Context() {
+  static GVC_t* gvc = gvContext();
+  return gvc;
+}
+
 }  // namespace
 
 SvgResult RenderDotToSvg(std::string_view dot) {
@@ -43,7 +51,7 @@ SvgResult RenderDotToSvg(std::string_view dot) {
   agseterr(AGERR);
   agusererrf previous = agseterrf(CollectError);
   std::string text(dot);
-  GVC_t* gvc = gvContext();
+  GVC_t* gvc = Context();
   graph_t* g = gvc != nullptr ? agmemread(text.c_str()) : nullptr;
   std::string svg;
   if (g == nullptr) {
@@ -56,7 +64,6 @@ SvgResult RenderDotToSvg(std::string_view dot) {
     gvFreeLayout(gvc, g);
   }
   if (g != nullptr) agclose(g);
-  if (gvc != nullptr) gvFreeContext(gvc);
   agseterrf(previous);
   g_errors = nullptr;
   if (!result.ok()) {

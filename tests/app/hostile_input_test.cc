@@ -73,6 +73,22 @@ class HostileInputTest : public ::testing::Test {
         }
         codes.push_back(r.code);
       }
+    // SARIF must parse; the HTML page must hold no markup from the input
+    // (every input string is entity-escaped: no '<' but the page's own tags).
+    std::vector<std::string> sarif_args = {"check", "--allow-unoptimized", file, "--format", "sarif"};
+    sarif_args.insert(sarif_args.end(), extra.begin(), extra.end());
+    CliRun sarif = Cli(sarif_args);
+    EXPECT_TRUE(sarif.code == 0 || sarif.code == 1 || sarif.code == 2) << fmt_args(sarif_args);
+    if (sarif.code != 2) EXPECT_TRUE(nlohmann::json::accept(sarif.out)) << fmt_args(sarif_args);
+    codes.push_back(sarif.code);
+    std::vector<std::string> report_args = {"report", "--allow-unoptimized", file, "--source-root", root};
+    report_args.insert(report_args.end(), extra.begin(), extra.end());
+    CliRun report = Cli(report_args);
+    EXPECT_TRUE(report.code == 0 || report.code == 2) << fmt_args(report_args);
+    EXPECT_TRUE(IsTerminalSafe(report.out, {.keep_newlines = true})) << fmt_args(report_args);
+    EXPECT_EQ(report.out.find("<script", report.out.find("<script") + 1), std::string::npos)
+        << fmt_args(report_args) << ": a second <script> element";
+    codes.push_back(report.code);
     CliRun printed = Cli({"print", file});
     EXPECT_TRUE(printed.code == 0 || printed.code == 2);
     codes.push_back(printed.code);

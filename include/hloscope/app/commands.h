@@ -20,6 +20,7 @@
 #include "hloscope/report/render_check.h"
 #include "hloscope/report/render_html.h"
 #include "hloscope/report/render_sarif.h"
+#include "hloscope/report/run_summary.h"
 
 namespace hloscope {
 
@@ -88,6 +89,21 @@ struct ReportRequest {
 int RunReportCommand(Session& session, const ReportRequest& request, std::ostream& out, std::ostream& err);
 // The page as a string (the Python package's Report.save_html).
 std::string ReportHtml(Session& session, const ReportRequest& request);
+
+struct RunRequest {
+  std::vector<std::string> command;  // the program and its arguments
+  std::string keep_dumps;            // empty: a private temporary folder, removed at the end
+  std::string json_path;             // --json FILE
+  bool warn = false;                 // a line on stderr as soon as a compilation breaks the budget
+  bool fail = false;                 // exit 1 at the end if one did (the program's own failure wins)
+  RunBudget budget;
+  int worst_reports = 2;
+};
+// `hloscope run`: runs the program with XLA dumping into a folder, checks
+// every optimized module as it appears, prints the summary to `err` when
+// the program exits. Returns the program's exit code (128 + N when a
+// signal N killed it), else 1 for --fail, 2 when it could not start.
+int RunRunCommand(const RunRequest& request, std::ostream& out, std::ostream& err);
 
 struct ExplainRequest {
   OutputFormat format = OutputFormat::kText;

@@ -70,6 +70,12 @@ std::string CauseHint(const CopyFinding& copy);
 std::string UpdateReason(const UpdateFinding& update);
 // What was compared in XLA's buffer assignment; "" without a dump.
 std::string ConfirmationText(const UpdateFinding& update);
+// How many update verdicts XLA's buffer assignment confirmed, contradicted,
+// or could not check (the last line of every report).
+struct ConfirmationCounts {
+  int64_t confirmed = 0, contradicted = 0, not_checkable = 0;
+};
+ConfirmationCounts CountConfirmations(const ModuleCheck& module);
 // One line of what grows with the buffer in a loop.
 std::string ScalingText(const LoopScaling& scaling);
 // The one-line answer for a module, e.g. "jit_f: 2 copies, 400 MiB moved

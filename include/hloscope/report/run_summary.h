@@ -1,0 +1,65 @@
+// `hloscope run`: what each compilation of a running program came to, and
+// the summary printed when the program exits.
+//
+// A compilation is summarized as soon as it is checked (RunRecord: numbers
+// and sentences only), so that a program compiling thousands of modules
+// holds no parsed module past its own check. Compilations of one function
+// (its module name: jit_step) are one row of the summary; rows are ranked
+// user code first, then by bytes moved per call, largest first.
+#ifndef HLOSCOPE_REPORT_RUN_SUMMARY_H_
+#define HLOSCOPE_REPORT_RUN_SUMMARY_H_
+
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "hloscope/analysis/findings.h"
+#include "hloscope/report/json_model.h"
+
+namespace hloscope {
+
+struct RunBudget {
+  // A compilation breaks the budget when an array copy inside a loop, or an
+  // update that is not in place, moves at least this many bytes per call.
+  int64_t min_bytes = 1;
+};
+
+struct RunRecord {
+  std::string dump;       // the after_optimizations file, as XLA named it
+  std::string module;     // jit_step
+  std::string function;   // step
+  std::string signature;  // (f32[1024,128], s32[]) -> f32[1024,128]
+  std::string headline;
+  std::string where;            // the user's line of the largest copy (else of the first out-of-place update)
+  bool library = false;         // that line is library code (analysis/source_origin.h)
+  int64_t array_copies = 0;     // non-scalar copy instructions
+  int64_t copies_per_call = 0;  // their executions per call (saturated)
+  std::optional<int64_t> bytes_per_call = 0;  // nullopt: a trip count is unknown
+  int64_t copies_in_loops = 0;
+  int64_t growing_loops = 0;      // loops that grow with a buffer
+  int64_t out_of_place = 0;       // updates out of place, on a copy, or rewriting in full
+  int64_t donation_problems = 0;  // arguments copied because they are not donated
+  bool buffer_assignment = false;
+  std::vector<std::string> problems;  // what broke the budget, one line each
+  std::string report;                 // `hloscope check` text, kept for the worst offenders
+};
+
+RunRecord SummarizeRun(const ModuleCheck& check, const std::string& dump, const RunBudget& budget);
+
+// One line for --warn: "hloscope: step (train.py:42): copy.7 ... per call".
+std::string RunWarning(const RunRecord& record);
+
+struct RunSummaryOptions {
+  int worst_reports = 2;  // full reports of this many offenders
+  std::string program;    // the command line, for the heading
+};
+
+void RenderRunSummary(const std::vector<RunRecord>& records, const RunSummaryOptions& options,
+                      std::ostream& out);
+Json RunJson(const std::vector<RunRecord>& records, const std::vector<std::string>& command, int exit_code);
+
+}  // namespace hloscope
+
+#endif  // HLOSCOPE_REPORT_RUN_SUMMARY_H_

@@ -1,0 +1,269 @@
+// `hloscope run -- python train.py`: the program runs unchanged, with XLA
+// dumping every compilation into a private folder; each optimized module is
+// checked as soon as XLA has written it and its buffer assignment, and the
+// summary is printed when the program exits.
+#include <fmt/format.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <thread>
+
+#include "hloscope/app/commands.h"
+#include "hloscope/report/wording.h"
+#include "hloscope/support/human_bytes.h"
+
+extern char** environ;
+
+namespace hloscope {
+namespace {
+
+namespace fs = std::filesystem;
+
+volatile sig_atomic_t g_child = 0;
+void ForwardSignal(int sig) {
+  if (g_child > 0) kill(static_cast<pid_t>(g_child), sig);
+}
+
+// While the program runs: Ctrl-C and Ctrl-\ reach it from the terminal
+// (same process group), so hloscope ignores them to print the summary
+// after it; TERM and HUP sent to hloscope alone are passed on.
+class SignalsForChild {
+ public:
+  explicit SignalsForChild(pid_t child) {
+    g_child = child;
+    struct sigaction ignore {};
+    ignore.sa_handler = SIG_IGN;
+    sigaction(SIGINT, &ignore, &int_);
+    sigaction(SIGQUIT, &ignore, &quit_);
+    struct sigaction forward {};
+    forward.sa_handler = ForwardSignal;
+    sigaction(SIGTERM, &forward, &term_);
+    sigaction(SIGHUP, &forward, &hup_);
+  }
+  ~SignalsForChild() {
+    sigaction(SIGINT, &int_, nullptr);
+    sigaction(SIGQUIT, &quit_, nullptr);
+    sigaction(SIGTERM, &term_, nullptr);
+    sigaction(SIGHUP, &hup_, nullptr);
+    g_child = 0;
+  }
+
+ private:
+  struct sigaction int_ {
+  }, quit_{}, term_{}, hup_{};
+};
+
+// The dump folder, scanned while the program runs.
+class DumpWatcher {
+ public:
+  DumpWatcher(fs::path dir, const RunRequest& request, std::ostream& err)
+      : dir_(std::move(dir)), request_(request), err_(err) {}
+
+  // Checks every module XLA has finished writing: its HLO and its buffer
+  // assignment are there and did not grow since the last scan. `final`:
+  // the program has exited, whatever is there is complete.
+  void Scan(bool final) {
+    std::error_code ec;
+    std::vector<fs::path> ready;
+    for (fs::directory_iterator it(dir_, ec), end; !ec && it != end; it.increment(ec)) {
+      std::string name = it->path().filename().string();
+      if (!name.ends_with("after_optimizations.txt") || done_.count(name)) continue;
+      fs::path ba = dir_ / (name.substr(0, name.size() - 4) + "-buffer-assignment.txt");
+      std::error_code e1, e2;
+      uintmax_t hlo_size = fs::file_size(it->path(), e1);
+      uintmax_t ba_size = fs::file_size(ba, e2);
+      if (!final) {
+        if (e1 || e2) continue;
+        auto& last = sizes_[name];
+        bool stable = last == std::make_pair(hlo_size, ba_size);
+        last = {hlo_size, ba_size};
+        if (!stable) continue;
+      }
+      ready.push_back(it->path());
+    }
+    std::sort(ready.begin(), ready.end());
+    for (const fs::path& p : ready) Check(p);
+  }
+
+  const std::vector<RunRecord>& records() const { return records_; }
+  int unreadable() const { return unreadable_; }
+
+ private:
+  void Check(const fs::path& path) {
+    done_.insert(path.filename().string());
+    SessionRequest r;
+    r.path = path.string();
+    r.require_optimized = true;
+    Result<std::unique_ptr<Session>> s = Session::Open(r);
+    if (!s.ok()) {
+      ++unreadable_;
+      err_ << "hloscope run: skipped " << Shown(path.filename().string()) << ": "
+           << s.error().Format().substr(0, s.error().Format().find('\n')) << "\n";
+      return;
+    }
+    for (ModuleAnalysis* a : (*s)->Analyses()) {
+      records_.push_back(SummarizeRun(a->check, path.filename().string(), request_.budget));
+      if (request_.warn && !records_.back().problems.empty())
+        err_ << RunWarning(records_.back()) << std::endl;
+    }
+  }
+
+  fs::path dir_;
+  const RunRequest& request_;
+  std::ostream& err_;
+  std::set<std::string> done_;
+  std::map<std::string, std::pair<uintmax_t, uintmax_t>> sizes_;
+  std::vector<RunRecord> records_;
+  int unreadable_ = 0;
+};
+
+// The environment of the program: ours, with --xla_dump_to appended to
+// XLA_FLAGS (XLA reads its flags left to right; the last one wins).
+std::vector<std::string> ChildEnvironment(const fs::path& dir) {
+  std::vector<std::string> env;
+  std::string flags;
+  for (char** e = environ; e && *e; ++e) {
+    std::string_view v(*e);
+    if (v.starts_with("XLA_FLAGS="))
+      flags = std::string(v.substr(10));
+    else
+      env.emplace_back(v);
+  }
+  env.push_back(fmt::format("XLA_FLAGS={}{}--xla_dump_to={}", flags, flags.empty() ? "" : " ", dir.string()));
+  env.push_back("HLOSCOPE_RUN=1");
+  return env;
+}
+
+struct Folder {
+  fs::path path;
+  bool temporary = false;
+  std::string error;  // why there is no folder
+};
+
+Folder DumpFolder(const RunRequest& request) {
+  if (!request.keep_dumps.empty()) {
+    fs::path dir = fs::absolute(request.keep_dumps);
+    if (dir.string().find_first_of(" \t\n") != std::string::npos)
+      return Folder{{},
+                    false,
+                    fmt::format("hloscope run: --keep-dumps {}: XLA_FLAGS cannot hold a path with spaces",
+                                Shown(request.keep_dumps))};
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec || !fs::is_directory(dir))
+      return Folder{
+          {},
+          false,
+          fmt::format("hloscope run: cannot create {}: {}", Shown(request.keep_dumps), ec.message())};
+    if (!fs::is_empty(dir, ec))
+      return Folder{
+          {},
+          false,
+          fmt::format("hloscope run: --keep-dumps {} is not empty: dumps of earlier runs would be counted",
+                      Shown(request.keep_dumps))};
+    return Folder{dir, false, ""};
+  }
+  std::string tmpl = (fs::temp_directory_path() / "hloscope-run-XXXXXX").string();
+  if (!mkdtemp(tmpl.data()))
+    return Folder{
+        {}, false, fmt::format("hloscope run: cannot create a temporary folder: {}", std::strerror(errno))};
+  return Folder{tmpl, true, ""};
+}
+
+}  // namespace
+
+int RunRunCommand(const RunRequest& request, std::ostream& out, std::ostream& err) {
+  (void)out;
+  if (request.command.empty()) {
+    err << "hloscope run: no program to run (hloscope run [options] -- python train.py ...)\n";
+    return kExitError;
+  }
+  Folder folder = DumpFolder(request);
+  if (!folder.error.empty()) {
+    err << folder.error << "\n";
+    return kExitError;
+  }
+  std::vector<std::string> env = ChildEnvironment(folder.path);
+  std::vector<char*> envp, argv;
+  for (std::string& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  std::vector<std::string> args = request.command;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+
+  pid_t pid = 0;
+  int rc = posix_spawnp(&pid, argv[0], nullptr, nullptr, argv.data(), envp.data());
+  if (rc != 0) {
+    err << fmt::format("hloscope run: cannot run {}: {}\n", Shown(request.command[0]), std::strerror(rc));
+    if (folder.temporary) fs::remove_all(folder.path);
+    return kExitError;
+  }
+  DumpWatcher watcher(folder.path, request, err);
+  int status = 0;
+  {
+    SignalsForChild signals(pid);
+    while (true) {
+      pid_t w = waitpid(pid, &status, WNOHANG);
+      if (w == pid || (w < 0 && errno != EINTR)) break;
+      watcher.Scan(false);
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  }
+  watcher.Scan(true);
+
+  int code = 0;
+  std::string ended;
+  if (WIFEXITED(status)) {
+    code = WEXITSTATUS(status);
+    if (code != 0) ended = fmt::format("the program exited with {}", code);
+  } else if (WIFSIGNALED(status)) {
+    code = 128 + WTERMSIG(status);
+    ended = fmt::format("the program was killed by signal {} ({})", WTERMSIG(status),
+                        strsignal(WTERMSIG(status)));
+  }
+  RunSummaryOptions summary;
+  summary.worst_reports = request.worst_reports;
+  std::vector<std::string> shown;
+  for (const std::string& a : request.command) shown.push_back(Shown(a));
+  summary.program = fmt::format("{}", fmt::join(shown, " "));
+  RenderRunSummary(watcher.records(), summary, err);
+  if (!ended.empty()) err << "hloscope run: " << ended << "; the summary covers what it compiled\n";
+  if (!request.json_path.empty()) {
+    std::ofstream json(request.json_path, std::ios::binary | std::ios::trunc);
+    json << JsonText(RunJson(watcher.records(), request.command, code));
+    if (!json) {
+      err << fmt::format("hloscope run: cannot write {}\n", Shown(request.json_path));
+      if (code == 0) code = kExitError;
+    }
+  }
+  if (folder.temporary) {
+    std::error_code ec;
+    fs::remove_all(folder.path, ec);
+  } else {
+    err << fmt::format("hloscope run: dumps kept in {}\n", Shown(folder.path.string()));
+  }
+  if (code == 0 && request.fail) {
+    int broken = 0;
+    for (const RunRecord& r : watcher.records()) broken += r.problems.empty() ? 0 : 1;
+    if (broken > 0) {
+      err << fmt::format(
+          "hloscope run: failed: {} compilation{} moved at least {} per call in a copy inside a loop or "
+          "an update not in place (--fail)\n",
+          broken, broken == 1 ? "" : "s", HumanBytes(request.budget.min_bytes));
+      code = kExitFindings;
+    }
+  }
+  return code;
+}
+
+}  // namespace hloscope

@@ -1,0 +1,205 @@
+#include "hloscope/report/run_summary.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <sstream>
+
+#include "hloscope/analysis/source_origin.h"
+#include "hloscope/report/enum_names.h"
+#include "hloscope/report/render_check.h"
+#include "hloscope/report/wording.h"
+#include "hloscope/support/human_bytes.h"
+#include "hloscope/support/saturating.h"
+
+namespace hloscope {
+namespace {
+
+// jit_step -> step; jit__lambda_ -> <lambda>; other names as they are.
+std::string FunctionName(std::string_view module) {
+  std::string_view f = module.starts_with("jit_") ? module.substr(4) : module;
+  if (f == "_lambda_" || f == "_lambda") return "<lambda>";
+  return std::string(f);
+}
+
+struct Row {
+  std::string function;
+  std::vector<const RunRecord*> compilations;
+  const RunRecord* worst = nullptr;  // most bytes moved per call
+};
+
+// Unknown totals rank above every known one: a copy in a loop of unknown
+// trip count may move anything.
+int64_t Rank(const RunRecord& r) { return r.bytes_per_call.value_or(INT64_MAX); }
+
+std::vector<Row> Rows(const std::vector<RunRecord>& records) {
+  std::map<std::string, size_t> index;
+  std::vector<Row> rows;
+  for (const RunRecord& r : records) {
+    auto [it, fresh] = index.try_emplace(r.module, rows.size());
+    if (fresh) rows.push_back({r.function, {}, nullptr});
+    Row& row = rows[it->second];
+    row.compilations.push_back(&r);
+    if (!row.worst || Rank(r) > Rank(*row.worst)) row.worst = &r;
+  }
+  std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+    if (a.worst->library != b.worst->library) return !a.worst->library;
+    return Rank(*a.worst) > Rank(*b.worst);
+  });
+  return rows;
+}
+
+std::string Signatures(const Row& row) {
+  std::vector<std::string> sigs;
+  for (const RunRecord* r : row.compilations)
+    if (std::find(sigs.begin(), sigs.end(), r->signature) == sigs.end()) sigs.push_back(r->signature);
+  if (sigs.size() <= 2) return fmt::format("{}", fmt::join(sigs, "; "));
+  return fmt::format("{}; … {} signatures", sigs.front(), sigs.size());
+}
+
+}  // namespace
+
+RunRecord SummarizeRun(const ModuleCheck& check, const std::string& dump, const RunBudget& budget) {
+  RunRecord r;
+  r.dump = dump;
+  r.module = std::string(check.module->name());
+  r.function = FunctionName(r.module);
+  r.signature = EntrySignature(*check.module);
+  r.headline = Headline(check);
+  r.buffer_assignment = check.buffer_assignment_applied;
+  const CopyFinding* largest = nullptr;
+  for (const CopyFinding& c : check.copies) {
+    if (c.scalar) continue;
+    ++r.array_copies;
+    r.copies_per_call = SatAdd(r.copies_per_call, c.executions.value_or(1));
+    r.bytes_per_call = SatAdd(r.bytes_per_call, c.total_bytes);
+    if (!largest) largest = &c;  // copies come largest first
+    bool in_loop = !c.enclosing_loops.empty();
+    if (in_loop) ++r.copies_in_loops;
+    if (c.cause.cause == CopyCause::kNonDonatedParameter) ++r.donation_problems;
+    int64_t moved = c.total_bytes.value_or(INT64_MAX);
+    if (in_loop && moved >= budget.min_bytes)
+      r.problems.push_back(fmt::format("copy in a loop: {} at {}", CopySummaryLine(c), SourceText(c.source)));
+  }
+  const UpdateFinding* first_oop = nullptr;
+  for (const UpdateFinding& u : check.updates) {
+    bool bad = u.verdict == UpdateVerdict::kOutOfPlace || u.verdict == UpdateVerdict::kInPlaceOnCopy ||
+               u.full_rewrite;
+    if (!bad) continue;
+    ++r.out_of_place;
+    if (!first_oop) first_oop = &u;
+    int64_t written = SatMul(u.bytes_written.value_or(INT64_MAX), u.executions.value_or(1));
+    if (written >= budget.min_bytes)
+      r.problems.push_back(fmt::format("{} update: {} at {}", UpdateVerdictName(u.verdict),
+                                       UpdateLabel(u.site), SourceText(u.source)));
+  }
+  for (const LoopFinding& l : check.loops) r.growing_loops += l.scales_with_buffer ? 1 : 0;
+  const std::optional<SourceLocation>* where = largest     ? &largest->source
+                                               : first_oop ? &first_oop->source
+                                                           : nullptr;
+  if (where) {
+    r.where = SourceText(*where);
+    r.library = OriginOf(*where).library;
+  }
+  if (!r.problems.empty() || r.array_copies > 0) {
+    std::ostringstream text;
+    RenderCheckText({&check}, {}, text);
+    r.report = text.str();
+  }
+  return r;
+}
+
+std::string RunWarning(const RunRecord& r) {
+  return fmt::format("hloscope: warning: {}{} ({}): {}{}", Shown(r.function),
+                     r.where.empty() ? "" : " at " + Shown(r.where), Shown(r.signature),
+                     Shown(r.problems.front()),
+                     r.problems.size() > 1 ? fmt::format(" (+{} more)", r.problems.size() - 1) : "");
+}
+
+void RenderRunSummary(const std::vector<RunRecord>& records, const RunSummaryOptions& options,
+                      std::ostream& out) {
+  std::vector<Row> rows = Rows(records);
+  out << fmt::format("\nhloscope run: {} compilation{} of {} function{} checked{}\n", records.size(),
+                     records.size() == 1 ? "" : "s", rows.size(), rows.size() == 1 ? "" : "s",
+                     options.program.empty() ? "" : " — " + Shown(options.program));
+  if (records.empty()) {
+    out << "  nothing was compiled with XLA (or the program set its own --xla_dump_to)\n";
+    return;
+  }
+  out << fmt::format("  {:<28} {:>3}  {:>10} {:>12}  {:>5} {:>7} {:>8}  {}\n", "function", "×", "copies/call",
+                     "bytes/call", "grows", "not-in", "undonated", "where");
+  out << fmt::format("  {:<28} {:>3}  {:>10} {:>12}  {:>5} {:>7} {:>8}\n", "", "", "", "", "", "place", "");
+  std::vector<std::string> quiet;  // functions with nothing to report: one line for all
+  for (const Row& row : rows) {
+    const RunRecord& w = *row.worst;
+    if (w.array_copies == 0 && w.problems.empty() && w.out_of_place == 0 && w.donation_problems == 0) {
+      quiet.push_back(Shown(row.function));
+      continue;
+    }
+    std::string name = Shown(row.function);
+    if (name.size() > 28) name = name.substr(0, 27) + "…";
+    out << fmt::format("  {:<28} {:>3}  {:>10} {:>12}  {:>5} {:>7} {:>8}  {}{}\n", name,
+                       row.compilations.size(), w.copies_per_call, HumanBytes(w.bytes_per_call),
+                       w.growing_loops, w.out_of_place, w.donation_problems, Shown(w.where),
+                       w.library ? " (library)" : "");
+    if (row.compilations.size() > 1 || !w.problems.empty())
+      out << fmt::format("  {:<28}      {}\n", "", Shown(Signatures(row)));
+  }
+  if (!quiet.empty()) {
+    size_t listed = std::min<size_t>(quiet.size(), 6);
+    out << fmt::format("  + {} function{} with no array copy and every update in place: {}{}\n", quiet.size(),
+                       quiet.size() == 1 ? "" : "s",
+                       fmt::join(std::vector<std::string>(quiet.begin(), quiet.begin() + listed), ", "),
+                       quiet.size() > listed ? ", …" : "");
+  }
+  int shown = 0;
+  for (const Row& row : rows) {
+    if (shown >= options.worst_reports) break;
+    const RunRecord& w = *row.worst;
+    if (w.problems.empty() && w.array_copies == 0) continue;
+    ++shown;
+    out << fmt::format("\n── {} ({}) — {}\n", Shown(row.function), Shown(w.signature), Shown(w.dump));
+    out << w.report;
+  }
+  out << "\nCompilations JAX served from its caches were not compiled again and are not counted.\n";
+}
+
+Json RunJson(const std::vector<RunRecord>& records, const std::vector<std::string>& command, int exit_code) {
+  Json doc = JsonEnvelope("run");
+  doc["program"] = Json::array();
+  for (const std::string& a : command) doc["program"].push_back(Shown(a));
+  doc["exit_code"] = exit_code;
+  doc["functions"] = Json::array();
+  for (const Row& row : Rows(records)) {
+    const RunRecord& w = *row.worst;
+    Json f;
+    f["function"] = Shown(row.function);
+    f["module"] = Shown(w.module);
+    f["compilations"] = row.compilations.size();
+    f["where"] = w.where.empty() ? Json(nullptr) : Json(Shown(w.where));
+    f["library"] = w.library;
+    f["copies_per_call"] = w.copies_per_call;
+    f["bytes_per_call"] = Opt(w.bytes_per_call);
+    f["copies_in_loops"] = w.copies_in_loops;
+    f["growing_loops"] = w.growing_loops;
+    f["out_of_place"] = w.out_of_place;
+    f["donation_problems"] = w.donation_problems;
+    f["problems"] = Json::array();
+    for (const std::string& p : w.problems) f["problems"].push_back(Shown(p));
+    f["signatures"] = Json::array();
+    for (const RunRecord* r : row.compilations) f["signatures"].push_back(Shown(r->signature));
+    doc["functions"].push_back(f);
+  }
+  doc["compilations"] = Json::array();
+  for (const RunRecord& r : records)
+    doc["compilations"].push_back({{"dump", Shown(r.dump)},
+                                   {"module", Shown(r.module)},
+                                   {"signature", Shown(r.signature)},
+                                   {"headline", Shown(r.headline)},
+                                   {"buffer_assignment", r.buffer_assignment},
+                                   {"bytes_per_call", Opt(r.bytes_per_call)}});
+  return doc;
+}
+
+}  // namespace hloscope

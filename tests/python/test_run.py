@@ -1,0 +1,111 @@
+"""`hloscope run -- python prog.py` on a program of ~50 jitted functions, one of which
+copies a replay buffer every step (tools/fixture_programs/run_demo.py): the summary
+names it, its line and its bytes per call first; --fail exits 1 on it and 0 on the
+fixed program; --warn warns while the program still runs; the program's output, exit
+code and signals pass through; the dumps are removed or kept; the JSON validates."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+
+import jsonschema
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+DEMO = os.path.join(ROOT, "tools", "fixture_programs", "run_demo.py")
+
+
+def run(hloscope_bin, tmp_path, *args, demo=("--small", "6"), opts=()):
+    env = dict(os.environ, TMPDIR=str(tmp_path), JAX_PLATFORMS="cpu")
+    env.pop("XLA_FLAGS", None)
+    return subprocess.run([hloscope_bin, "run", *opts, "--", sys.executable, DEMO, *demo, *args],
+                          capture_output=True, text=True, env=env, timeout=600)
+
+
+def summary_rows(stderr: str) -> list:
+    lines = stderr.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("hloscope run: "))
+    return lines[start:start + 8]
+
+
+def test_the_summary_names_the_copying_function_first(hloscope_bin, tmp_path):
+    r = run(hloscope_bin, tmp_path, demo=())  # all 48 small functions
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == "trained\n"  # the program's own output passes through
+    head = summary_rows(r.stderr)
+    assert head[0].startswith("hloscope run: ") and " of 5" in head[0]  # ~50 functions
+    first = head[3].split()
+    assert first[0] == "replay_rollout"
+    assert first[-1] == "fixture_programs/run_demo.py:30"
+    assert "50.0 MiB" in head[3]  # 2 copies × 512 KiB × 50 steps per call
+    # Then its full report.
+    assert "── replay_rollout ((f32[2048,64], f32[50,64]) -> (f32[2048,64], f32[50]))" in r.stderr
+    assert "cause: read-after-update" in r.stderr
+    # The private dump folder is gone.
+    assert not [p for p in os.listdir(tmp_path) if p.startswith("hloscope-run-")]
+
+
+def test_fail_exits_1_on_the_copy_and_0_on_the_fixed_program(hloscope_bin, tmp_path):
+    slow = run(hloscope_bin, tmp_path, opts=("--fail", "--min-bytes", "1048576"))
+    assert slow.returncode == 1, slow.stderr
+    assert "hloscope run: failed: 1 compilation moved at least 1.0 MiB per call" in slow.stderr
+    fixed = run(hloscope_bin, tmp_path, "--fixed", opts=("--fail", "--min-bytes", "1048576"))
+    assert fixed.returncode == 0, fixed.stderr
+    assert "replay_rollout_fixed" in fixed.stderr
+
+
+def test_warn_warns_while_the_program_runs(hloscope_bin, tmp_path):
+    env = dict(os.environ, TMPDIR=str(tmp_path))
+    env.pop("XLA_FLAGS", None)
+    # One stream: the order of the warning and the program's own lines is kept.
+    p = subprocess.run([hloscope_bin, "run", "--warn", "--min-bytes", "1048576", "--", sys.executable, DEMO,
+                        "--small", "2", "--sleep", "1.5"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       text=True, env=env, timeout=600)
+    lines = p.stdout.splitlines()
+    warning = next(i for i, line in enumerate(lines) if line.startswith("hloscope: warning: replay_rollout"))
+    assert "fixture_programs/run_demo.py:30" in lines[warning]
+    assert "25.0 MiB per call" in lines[warning]
+    assert warning < lines.index("after rollout"), lines
+
+
+def test_the_programs_exit_code_and_signal_pass_through(hloscope_bin, tmp_path):
+    r = run(hloscope_bin, tmp_path, "--exit", "3", opts=("--fail",))
+    assert r.returncode == 3
+    assert "hloscope run: the program exited with 3; the summary covers what it compiled" in r.stderr
+    assert "replay_rollout" in r.stderr
+    k = run(hloscope_bin, tmp_path, "--kill")
+    assert k.returncode == 128 + signal.SIGTERM
+    assert f"killed by signal {int(signal.SIGTERM)}" in k.stderr
+    assert "── replay_rollout" in k.stderr
+
+
+def test_json_and_kept_dumps(hloscope_bin, tmp_path):
+    out = tmp_path / "run.json"
+    keep = tmp_path / "dumps"
+    r = run(hloscope_bin, tmp_path, opts=("--json", str(out), "--keep-dumps", str(keep)))
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(out.read_text())
+    with open(os.path.join(ROOT, "docs", "schema", "run.schema.json")) as f:
+        jsonschema.validate(doc, json.load(f))
+    top = doc["functions"][0]
+    assert top["function"] == "replay_rollout" and top["bytes_per_call"] == 50 * 2 * 2048 * 64 * 4
+    assert top["growing_loops"] == 1 and top["problems"]
+    assert doc["exit_code"] == 0 and doc["program"][-2:] == ["--small", "6"]
+    dumps = os.listdir(keep)
+    assert any(d.endswith("jit_replay_rollout.cpu_after_optimizations.txt") for d in dumps)
+    assert all(c["buffer_assignment"] for c in doc["compilations"])
+    # A folder with dumps in it is refused: they would be counted.
+    again = run(hloscope_bin, tmp_path, opts=("--keep-dumps", str(keep)))
+    assert again.returncode == 2
+    assert "is not empty: dumps of earlier runs would be counted" in again.stderr
+
+
+def test_errors(hloscope_bin, tmp_path):
+    r = subprocess.run([hloscope_bin, "run"], capture_output=True, text=True)
+    assert r.returncode == 2 and "no program to run" in r.stderr
+    r = subprocess.run([hloscope_bin, "run", "--", "no-such-program-hloscope"], capture_output=True, text=True)
+    assert r.returncode == 2
+    assert r.stderr.startswith("hloscope run: cannot run no-such-program-hloscope: No such file or directory")
