@@ -68,6 +68,8 @@ case $target in
 esac
 echo "$target: $(ls "$seeds" | wc -l) seeds; running ${seconds}s" >&2
 
+# Graphviz's and the font stack's process-wide caches are not leaks of ours.
+export LSAN_OPTIONS="suppressions=$root/fuzz/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 exec "$build/fuzz/$target" "$build/corpus/$target" "$seeds" \
   -max_len=65536 -rss_limit_mb=2048 -timeout=10 \
   -max_total_time="$seconds" -print_final_stats=1 \

@@ -35,6 +35,7 @@ from ._report import (
 from ._api import analyze, inspect
 from ._assertions import assert_budget, assert_inplace
 from ._diff import Diff, ScalingFinding, ScalingResult, assert_no_regression, diff, scaling
+from ._watch import BudgetError, Watcher, watch
 __version__ = _hloscope.__version__
 JSON_SCHEMA_VERSION = _hloscope.JSON_SCHEMA_VERSION
 
@@ -46,6 +47,9 @@ __all__ = [
     "assert_no_regression",
     "diff",
     "scaling",
+    "watch",
+    "Watcher",
+    "BudgetError",
     "Diff",
     "ScalingResult",
     "ScalingFinding",

@@ -332,6 +332,8 @@ Runner AddRun(CLI::App& app, std::shared_ptr<const std::vector<std::string>> aft
                                      "every XLA compilation it makes; the "
                                      "summary is printed when it exits");
   cmd->add_option("--json", req->json_path, "also write the summary as JSON to this file");
+  cmd->add_option("--html", req->html_path,
+                  "also write the `hloscope report` page of the compilation that moves the most bytes");
   cmd->add_option("--keep-dumps", req->keep_dumps, "dump into this (new or empty) folder and keep it");
   cmd->add_flag("--warn", req->warn,
                 "print a warning as soon as a compilation has a copy in a loop or an update not in place "

@@ -16,6 +16,7 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include "hloscope/app/commands.h"
@@ -128,7 +129,11 @@ class DumpWatcher {
 };
 
 // The environment of the program: ours, with --xla_dump_to appended to
-// XLA_FLAGS (XLA reads its flags left to right; the last one wins).
+// XLA_FLAGS (XLA reads its flags left to right; the last one wins), and
+// --xla_dump_include_timestamp: XLA numbers modules per process, so two
+// worker processes compiling one function would write the same file
+// names; the compile time XLA puts before each name (microseconds)
+// keeps their dumps apart.
 std::vector<std::string> ChildEnvironment(const fs::path& dir) {
   std::vector<std::string> env;
   std::string flags;
@@ -139,7 +144,8 @@ std::vector<std::string> ChildEnvironment(const fs::path& dir) {
     else
       env.emplace_back(v);
   }
-  env.push_back(fmt::format("XLA_FLAGS={}{}--xla_dump_to={}", flags, flags.empty() ? "" : " ", dir.string()));
+  env.push_back(fmt::format("XLA_FLAGS={}{}--xla_dump_to={} --xla_dump_include_timestamp=true", flags,
+                            flags.empty() ? "" : " ", dir.string()));
   env.push_back("HLOSCOPE_RUN=1");
   return env;
 }
@@ -178,6 +184,35 @@ Folder DumpFolder(const RunRequest& request) {
     return Folder{
         {}, false, fmt::format("hloscope run: cannot create a temporary folder: {}", std::strerror(errno))};
   return Folder{tmpl, true, ""};
+}
+
+// --html FILE: the `hloscope report` page of the compilation that moves
+// the most bytes per call (user code first), checked again from its dump.
+bool WriteWorstReport(const fs::path& dir, const std::vector<RunRecord>& records, const RunRequest& request,
+                      std::ostream& err) {
+  const RunRecord* worst = nullptr;
+  for (const RunRecord& r : records) {
+    auto rank = [](const RunRecord& x) {
+      return std::make_pair(!x.library, x.bytes_per_call.value_or(INT64_MAX));
+    };
+    if (!worst || rank(r) > rank(*worst)) worst = &r;
+  }
+  ReportRequest report;
+  report.output_path = request.html_path;
+  if (!worst) {
+    err << "hloscope run: --html: nothing was compiled, no page written\n";
+    return true;
+  }
+  report.html.title = worst->dump;
+  SessionRequest r;
+  r.path = (dir / worst->dump).string();
+  Result<std::unique_ptr<Session>> s = Session::Open(r);
+  if (!s.ok()) {
+    err << s.error().Format();
+    return false;
+  }
+  std::ostringstream discard;
+  return RunReportCommand(**s, report, discard, err) == kExitOk;
 }
 
 }  // namespace
@@ -246,6 +281,9 @@ int RunRunCommand(const RunRequest& request, std::ostream& out, std::ostream& er
       if (code == 0) code = kExitError;
     }
   }
+  if (!request.html_path.empty() && !WriteWorstReport(folder.path, watcher.records(), request, err) &&
+      code == 0)
+    code = kExitError;
   if (folder.temporary) {
     std::error_code ec;
     fs::remove_all(folder.path, ec);

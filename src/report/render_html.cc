@@ -331,7 +331,7 @@ void AnswerSection(const ModuleContext& m, const HtmlReportOptions& options, std
 }
 
 void PictureSection(const ModuleContext& m, const HtmlReportOptions& options, std::ostream& out) {
-  if (m.check.loops.empty()) return;
+  if (m.check.loops.empty() || !options.picture) return;
   out << fmt::format("<{} class=\"picture\"{}>", options.compact ? "details" : "section",
                      options.compact ? "" : fmt::format(" id=\"m{}-picture\"", m.index));
   out << (options.compact ? "<summary>Loop picture</summary>\n" : "<h3>Loops as they run</h3>\n");

@@ -109,3 +109,16 @@ def test_errors(hloscope_bin, tmp_path):
     r = subprocess.run([hloscope_bin, "run", "--", "no-such-program-hloscope"], capture_output=True, text=True)
     assert r.returncode == 2
     assert r.stderr.startswith("hloscope run: cannot run no-such-program-hloscope: No such file or directory")
+
+
+def test_worker_processes_are_kept_apart_and_html_is_written(hloscope_bin, tmp_path):
+    page = tmp_path / "worst.html"
+    r = run(hloscope_bin, tmp_path, "--workers", "2", demo=("--small", "1"), opts=("--html", str(page)))
+    assert r.returncode == 0, r.stderr
+    # The main process and each worker compile the rollout as module N of
+    # their own: three dumps, none overwritten.
+    head = summary_rows(r.stderr)
+    rollout = next(line for line in head if line.split() and line.split()[0] == "replay_rollout")
+    assert rollout.split()[1] == "3", head
+    text = page.read_text(encoding="utf-8")
+    assert text.startswith("<!DOCTYPE html>") and "jit_replay_rollout" in text and "<svg" in text

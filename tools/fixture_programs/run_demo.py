@@ -59,6 +59,14 @@ def make_small(k: int):
     return jax.jit(fn)
 
 
+def worker(rows: int) -> int:
+    # Its own compilation of the rollout, in its own process.
+    buf = jnp.zeros((rows, FEATURES), jnp.float32)
+    obs = jnp.ones((STEPS, FEATURES), jnp.float32)
+    jax.block_until_ready(jax.jit(replay_rollout, donate_argnums=0)(buf, obs))
+    return os.getpid()
+
+
 def timed(f, *args):
     t = time.perf_counter()
     jax.block_until_ready(f(*args))
@@ -72,6 +80,7 @@ def main() -> int:
     ap.add_argument("--kill", action="store_true", help="end by SIGTERM to itself")
     ap.add_argument("--sleep", type=float, default=0.0, help="seconds to wait after the rollout compiles")
     ap.add_argument("--small", type=int, default=48, help="how many small functions (each compiled twice)")
+    ap.add_argument("--workers", type=int, default=0, help="also run the rollout in N worker processes")
     args = ap.parse_args()
     compile_seconds = 0.0
     smalls = [make_small(k) for k in range(args.small)]
@@ -87,6 +96,10 @@ def main() -> int:
     buf = jnp.zeros((ROWS, FEATURES), jnp.float32)
     compile_seconds += max(0.0, first - timed(rollout, buf, obs))
     print("rollout compiled", file=sys.stderr, flush=True)
+    if args.workers:
+        import multiprocessing
+        with multiprocessing.get_context("spawn").Pool(args.workers) as pool:
+            print("workers:", pool.map(worker, [1024 * (i + 1) for i in range(args.workers)]), file=sys.stderr)
     if args.sleep:
         time.sleep(args.sleep)
     print("after rollout", file=sys.stderr, flush=True)

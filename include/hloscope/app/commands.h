@@ -94,6 +94,7 @@ struct RunRequest {
   std::vector<std::string> command;  // the program and its arguments
   std::string keep_dumps;            // empty: a private temporary folder, removed at the end
   std::string json_path;             // --json FILE
+  std::string html_path;             // --html FILE: the report page of the worst compilation
   bool warn = false;                 // a line on stderr as soon as a compilation breaks the budget
   bool fail = false;                 // exit 1 at the end if one did (the program's own failure wins)
   RunBudget budget;

@@ -38,6 +38,10 @@ struct HtmlReportOptions {
   // Array copies moving less than this per call are listed with the scalar
   // copies, folded.
   int64_t small_copy_bytes = 1024;
+  // Lay the loop picture out with Graphviz (false: the page without it; the
+  // fuzzer renders most pages so, Graphviz being a hundred times slower
+  // than the rest of the page).
+  bool picture = true;
 };
 
 // One module: its findings (scope-filtered, when a scope is asked for) and

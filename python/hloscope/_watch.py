@@ -1,0 +1,180 @@
+"""hloscope.watch(): every XLA compilation of this process checked as it happens.
+
+    with hloscope.watch(raise_on="copies_in_loops", min_bytes=1 << 20):
+        train_step(state, batch)          # raises at the compile that breaks the budget
+
+    w = hloscope.watch(warn=True)         # a plain call: watches until w.stop() (or exit)
+    ...
+    print(w.summary())
+
+How: each compilation JAX starts while watching gets XLA's `xla_dump_to` among its
+per-compilation options (the same mechanism as ``.compile(compiler_options=...)``),
+pointing at a private folder, so the optimized module and its buffer assignment are
+written whether or not JAX was initialized before; right after XLA returns, the new
+module is checked (verdicts confirmed against the buffer assignment), a warning is
+printed or hloscope.BudgetError raised in the call that compiled. This wraps two
+functions of jax._src.compiler (get_compile_options, compile_or_get_cached); if a
+JAX version lacks them, watch() says so instead of watching nothing.
+
+Not seen: functions compiled before watching began, and compilations JAX serves from
+its caches (in memory, or the persistent compilation cache): nothing is compiled,
+so there is nothing to check; summary() counts the latter.
+"""
+from __future__ import annotations
+
+import glob
+import os
+import shutil
+import sys
+import tempfile
+import threading
+from typing import Iterable, Optional
+
+from ._report import Report, human_bytes
+
+__all__ = ["watch", "Watcher", "BudgetError"]
+
+_KINDS = ("copies_in_loops", "out_of_place")
+
+
+class BudgetError(AssertionError):
+    """Raised by watch(raise_on=...) in the call whose compilation broke the budget."""
+
+
+def _problems(report: Report, kinds: Iterable[str], min_bytes: int) -> list:
+    out = []
+    for m in report.modules:
+        if "copies_in_loops" in kinds:
+            for c in m.copies:
+                moved = c.total_bytes if c.total_bytes is not None else sys.maxsize
+                if c.enclosing_loops and not c.is_scalar and moved >= min_bytes:
+                    out.append(f"copy in a loop: {c.instruction} {c.shape} {human_bytes(c.total_bytes)} per call "
+                               f"at {c.source or '?'} — {c.cause}")
+        if "out_of_place" in kinds:
+            for u in m.updates:
+                written = (u.bytes_written or 0) * (u.executions or 1)
+                if (not u.in_place or u.full_rewrite) and written >= min_bytes:
+                    out.append(f"{u.verdict} update: {u.label} at {u.source or '?'}")
+    return out
+
+
+class Watcher:
+    """What watch() returns: the compilations checked so far, and how to stop."""
+
+    _lock = threading.Lock()
+    _active: Optional["Watcher"] = None
+
+    def __init__(self, raise_on, warn: bool, min_bytes: int, keep_dumps: Optional[str]):
+        if isinstance(raise_on, str):
+            raise_on = (raise_on,)
+        raise_on = tuple(raise_on or ())
+        bad = [k for k in raise_on if k not in _KINDS + ("any",)]
+        if bad:
+            raise ValueError(f"raise_on={bad[0]!r}: expected one of {', '.join(_KINDS)}, 'any'")
+        self.raise_on = _KINDS if "any" in raise_on else raise_on
+        self.warn = warn
+        self.min_bytes = int(min_bytes)
+        self.reports: list = []        # (dump file name, Report) in compile order
+        self.cache_hits = 0            # compilations served without compiling
+        self._keep = keep_dumps is not None
+        self._dir = os.path.abspath(keep_dumps) if keep_dumps else tempfile.mkdtemp(prefix="hloscope-watch-")
+        os.makedirs(self._dir, exist_ok=True)
+        self._seen: set = set()
+        self._saved = None
+
+    # -- the hooks ------------------------------------------------------------------------
+    def _install(self) -> None:
+        try:
+            from jax._src import compiler
+        except ImportError as e:  # pragma: no cover - jax is a dependency of this feature
+            raise RuntimeError("hloscope.watch() needs jax") from e
+        if not (hasattr(compiler, "get_compile_options") and hasattr(compiler, "compile_or_get_cached")):
+            raise RuntimeError("hloscope.watch(): this JAX has no jax._src.compiler.get_compile_options/"
+                               "compile_or_get_cached to hook; use `hloscope run -- python ...` instead")
+        with Watcher._lock:
+            if Watcher._active is not None:
+                raise RuntimeError("hloscope.watch() is already watching in this process")
+            Watcher._active = self
+        get_options, compile_cached = compiler.get_compile_options, compiler.compile_or_get_cached
+        watcher = self
+
+        def get_compile_options(*args, **kwargs):
+            env = dict(kwargs.get("env_options_overrides") or {})
+            env.setdefault("xla_dump_to", watcher._dir)
+            kwargs["env_options_overrides"] = env
+            return get_options(*args, **kwargs)
+
+        def compile_or_get_cached(*args, **kwargs):
+            before = len(watcher._seen)
+            executable = compile_cached(*args, **kwargs)
+            watcher._scan()
+            if len(watcher._seen) == before:
+                watcher.cache_hits += 1
+            return executable
+
+        compiler.get_compile_options = get_compile_options
+        compiler.compile_or_get_cached = compile_or_get_cached
+        self._saved = (compiler, get_options, compile_cached)
+
+    def _scan(self) -> None:
+        from ._api import analyze
+        for path in sorted(glob.glob(os.path.join(self._dir, "*after_optimizations.txt"))):
+            name = os.path.basename(path)
+            if name in self._seen:
+                continue
+            self._seen.add(name)
+            report = analyze(path)
+            self.reports.append((name, report))
+            problems = _problems(report, _KINDS, self.min_bytes)
+            if self.warn and problems:
+                print(f"hloscope: warning: {report.modules[0].name}: {problems[0]}"
+                      + (f" (+{len(problems) - 1} more)" if len(problems) > 1 else ""), file=sys.stderr)
+            broken = _problems(report, self.raise_on, self.min_bytes)
+            if broken:
+                raise BudgetError(f"hloscope.watch: {report.modules[0].name} broke the budget "
+                                  f"(raise_on={','.join(self.raise_on)}, min_bytes={self.min_bytes}):\n  "
+                                  + "\n  ".join(broken) + "\n" + str(report))
+
+    # -- the public side --------------------------------------------------------------------
+    def stop(self) -> None:
+        """Stops watching; the dump folder is removed unless keep_dumps was given."""
+        if self._saved is None:
+            return
+        compiler, get_options, compile_cached = self._saved
+        compiler.get_compile_options = get_options
+        compiler.compile_or_get_cached = compile_cached
+        self._saved = None
+        with Watcher._lock:
+            Watcher._active = None
+        if not self._keep:
+            shutil.rmtree(self._dir, ignore_errors=True)
+
+    def __enter__(self) -> "Watcher":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    def problems(self) -> list:
+        """(module, problem) for every compilation that had a copy in a loop or an update
+        not in place of at least min_bytes per call."""
+        return [(r.modules[0].name, p) for _, r in self.reports for p in _problems(r, _KINDS, self.min_bytes)]
+
+    def summary(self) -> str:
+        lines = [f"hloscope.watch: {len(self.reports)} compilation(s) checked, "
+                 f"{self.cache_hits} served from JAX's caches (not checked)"]
+        for name, r in self.reports:
+            lines.append(f"  {r.headline}")
+        return "\n".join(lines)
+
+
+def watch(*, raise_on=None, warn: bool = False, min_bytes: int = 1,
+          keep_dumps: Optional[str] = None) -> Watcher:
+    """Starts checking every compilation of this process; returns the Watcher (also a
+    context manager that stops it). `raise_on`: "copies_in_loops", "out_of_place", a tuple
+    of them or "any": raise hloscope.BudgetError in the call that compiled a module
+    breaking it. `warn`: print a line on stderr for each such module. `min_bytes`: bytes
+    per call below which a copy or update does not count."""
+    w = Watcher(raise_on, warn, min_bytes, keep_dumps)
+    w._install()
+    return w
