@@ -122,3 +122,11 @@ def test_worker_processes_are_kept_apart_and_html_is_written(hloscope_bin, tmp_p
     assert rollout.split()[1] == "3", head
     text = page.read_text(encoding="utf-8")
     assert text.startswith("<!DOCTYPE html>") and "jit_replay_rollout" in text and "<svg" in text
+
+
+def test_python_dash_m_hloscope_is_the_cli():
+    r = subprocess.run([sys.executable, "-m", "hloscope", "--version"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip().startswith("hloscope ")
+    r = subprocess.run([sys.executable, "-m", "hloscope", "run"], capture_output=True, text=True)
+    assert r.returncode == 2 and "no program to run" in r.stderr
