@@ -9,6 +9,8 @@ three ways, alternated, `--repeats` times each:
     plain   python run_demo.py
     dumps   the same with XLA_FLAGS=--xla_dump_to=DIR (what XLA's own dumping costs)
     run     hloscope run -- python run_demo.py (dumping + checking every module)
+    watch   the program under hloscope.watch(buffer_assignment=False): no dumps, each
+            module's HLO read from its executable, checked in the program's process
 
 and prints the median wall time of each and the overhead as a share of the program's
 compile time (the demo prints its own: its first calls beyond its second calls):
@@ -16,6 +18,7 @@ compile time (the demo prints its own: its first calls beyond its second calls):
     run overhead   = (run - plain) / compile_seconds
     of which XLA's = (dumps - plain) / compile_seconds
     hloscope's own = (run - dumps) / compile_seconds
+    watch overhead = (watch - plain) / compile_seconds
 
 Steps that do not compile cost nothing extra: hloscope only reads the dump folder,
 every 100 ms, in its own process (the demo's second calls, timed by it, show that).
@@ -47,8 +50,14 @@ def once(kind: str, hloscope: str) -> "tuple[float, float]":
             env["XLA_FLAGS"] = f"--xla_dump_to={d}"
         if kind == "run":
             cmd = [hloscope, "run", "--reports", "0", "--", *cmd]
+        if kind == "watch":
+            cmd = [sys.executable, "-c",
+                   "import runpy, sys, hloscope; w = hloscope.watch(buffer_assignment=False); "
+                   f"sys.argv = [{DEMO!r}]; runpy.run_path({DEMO!r}, run_name='__main__')"]
         t = time.perf_counter()
-        r = subprocess.run(cmd, capture_output=True, text=True, env=env, check=True)
+        r = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
+        if r.returncode != 0:
+            raise SystemExit(f"{kind} failed ({r.returncode}): {r.stderr[-2000:]}")
         wall = time.perf_counter() - t
     compile_seconds = float(re.search(r"compile_seconds=([0-9.]+)", r.stderr).group(1))
     return wall, compile_seconds
@@ -59,7 +68,7 @@ def main() -> int:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--hloscope", default=find_hloscope_bin())
     args = ap.parse_args()
-    walls = {"plain": [], "dumps": [], "run": []}
+    walls = {"plain": [], "dumps": [], "run": [], "watch": []}
     compiles = []
     for i in range(args.repeats):
         for kind in walls:
@@ -70,11 +79,13 @@ def main() -> int:
             print(f"  repeat {i + 1} {kind:<5} {wall:6.2f} s (compile {comp:.2f} s)", file=sys.stderr)
     med = {k: statistics.median(v) for k, v in walls.items()}
     comp = statistics.median(compiles)
-    print(f"median wall: plain {med['plain']:.2f} s, dumps {med['dumps']:.2f} s, run {med['run']:.2f} s; "
-          f"the program's compile time {comp:.2f} s")
+    print(f"median wall: plain {med['plain']:.2f} s, dumps {med['dumps']:.2f} s, run {med['run']:.2f} s, "
+          f"watch {med['watch']:.2f} s; the program's compile time {comp:.2f} s")
     print(f"run overhead   {100 * (med['run'] - med['plain']) / comp:+.1f} % of compile time")
     print(f"of which XLA's {100 * (med['dumps'] - med['plain']) / comp:+.1f} % (writing the dumps)")
     print(f"hloscope's own {100 * (med['run'] - med['dumps']) / comp:+.1f} % (checking 107 modules)")
+    print(f"watch overhead {100 * (med['watch'] - med['plain']) / comp:+.1f} % "
+          "(watch(buffer_assignment=False): no dumps, verdicts unconfirmed)")
     return 0
 
 

@@ -16,6 +16,11 @@ printed or hloscope.BudgetError raised in the call that compiled. This wraps two
 functions of jax._src.compiler (get_compile_options, compile_or_get_cached); if a
 JAX version lacks them, watch() says so instead of watching nothing.
 
+``buffer_assignment=False`` is the cheap form: no dumps at all (on CPU XLA also writes
+every kernel's LLVM IR and object file when it dumps, a quarter of the compile time);
+each module's optimized HLO is read from the executable XLA returns, and verdicts are
+unconfirmed (no buffer assignment).
+
 Not seen: functions compiled before watching began, and compilations JAX serves from
 its caches (in memory, or the persistent compilation cache): nothing is compiled,
 so there is nothing to check; summary() counts the latter.
@@ -64,7 +69,8 @@ class Watcher:
     _lock = threading.Lock()
     _active: Optional["Watcher"] = None
 
-    def __init__(self, raise_on, warn: bool, min_bytes: int, keep_dumps: Optional[str]):
+    def __init__(self, raise_on, warn: bool, min_bytes: int, keep_dumps: Optional[str],
+                 buffer_assignment: bool = True):
         if isinstance(raise_on, str):
             raise_on = (raise_on,)
         raise_on = tuple(raise_on or ())
@@ -76,9 +82,14 @@ class Watcher:
         self.min_bytes = int(min_bytes)
         self.reports: list = []        # (dump file name, Report) in compile order
         self.cache_hits = 0            # compilations served without compiling
+        self.buffer_assignment = buffer_assignment
+        if keep_dumps and not buffer_assignment:
+            raise ValueError("keep_dumps needs dumps: buffer_assignment=False writes none")
         self._keep = keep_dumps is not None
-        self._dir = os.path.abspath(keep_dumps) if keep_dumps else tempfile.mkdtemp(prefix="hloscope-watch-")
-        os.makedirs(self._dir, exist_ok=True)
+        self._dir = None
+        if buffer_assignment:
+            self._dir = os.path.abspath(keep_dumps) if keep_dumps else tempfile.mkdtemp(prefix="hloscope-watch-")
+            os.makedirs(self._dir, exist_ok=True)
         self._seen: set = set()
         self._saved = None
 
@@ -107,12 +118,16 @@ class Watcher:
         def compile_or_get_cached(*args, **kwargs):
             before = len(watcher._seen)
             executable = compile_cached(*args, **kwargs)
-            watcher._scan()
+            if watcher.buffer_assignment:
+                watcher._scan()
+            else:
+                watcher._check_executable(executable)
             if len(watcher._seen) == before:
                 watcher.cache_hits += 1
             return executable
 
-        compiler.get_compile_options = get_compile_options
+        if self.buffer_assignment:
+            compiler.get_compile_options = get_compile_options
         compiler.compile_or_get_cached = compile_or_get_cached
         self._saved = (compiler, get_options, compile_cached)
 
@@ -123,17 +138,33 @@ class Watcher:
             if name in self._seen:
                 continue
             self._seen.add(name)
-            report = analyze(path)
-            self.reports.append((name, report))
-            problems = _problems(report, _KINDS, self.min_bytes)
-            if self.warn and problems:
-                print(f"hloscope: warning: {report.modules[0].name}: {problems[0]}"
-                      + (f" (+{len(problems) - 1} more)" if len(problems) > 1 else ""), file=sys.stderr)
-            broken = _problems(report, self.raise_on, self.min_bytes)
-            if broken:
-                raise BudgetError(f"hloscope.watch: {report.modules[0].name} broke the budget "
-                                  f"(raise_on={','.join(self.raise_on)}, min_bytes={self.min_bytes}):\n  "
-                                  + "\n  ".join(broken) + "\n" + str(report))
+            self._checked(name, analyze(path))
+
+    def _check_executable(self, executable) -> None:
+        # A cache hit returns an executable too; its id marks it as seen.
+        key = f"executable-{id(executable)}"
+        if key in self._seen:
+            return
+        try:
+            texts = [m.to_string() for m in executable.hlo_modules()]
+        except Exception as e:  # an executable type without hlo_modules(): say so once
+            raise RuntimeError(f"hloscope.watch(buffer_assignment=False): cannot read the optimized HLO "
+                               f"from {type(executable).__name__}: {e}") from e
+        from ._api import analyze
+        self._seen.add(key)
+        self._checked(key, analyze("\n".join(texts), buffer_assignment=False))
+
+    def _checked(self, name: str, report: Report) -> None:
+        self.reports.append((name, report))
+        problems = _problems(report, _KINDS, self.min_bytes)
+        if self.warn and problems:
+            print(f"hloscope: warning: {report.modules[0].name}: {problems[0]}"
+                  + (f" (+{len(problems) - 1} more)" if len(problems) > 1 else ""), file=sys.stderr)
+        broken = _problems(report, self.raise_on, self.min_bytes)
+        if broken:
+            raise BudgetError(f"hloscope.watch: {report.modules[0].name} broke the budget "
+                              f"(raise_on={','.join(self.raise_on)}, min_bytes={self.min_bytes}):\n  "
+                              + "\n  ".join(broken) + "\n" + str(report))
 
     # -- the public side --------------------------------------------------------------------
     def stop(self) -> None:
@@ -146,7 +177,7 @@ class Watcher:
         self._saved = None
         with Watcher._lock:
             Watcher._active = None
-        if not self._keep:
+        if not self._keep and self._dir:
             shutil.rmtree(self._dir, ignore_errors=True)
 
     def __enter__(self) -> "Watcher":
@@ -169,12 +200,13 @@ class Watcher:
 
 
 def watch(*, raise_on=None, warn: bool = False, min_bytes: int = 1,
-          keep_dumps: Optional[str] = None) -> Watcher:
+          keep_dumps: Optional[str] = None, buffer_assignment: bool = True) -> Watcher:
     """Starts checking every compilation of this process; returns the Watcher (also a
     context manager that stops it). `raise_on`: "copies_in_loops", "out_of_place", a tuple
     of them or "any": raise hloscope.BudgetError in the call that compiled a module
     breaking it. `warn`: print a line on stderr for each such module. `min_bytes`: bytes
-    per call below which a copy or update does not count."""
-    w = Watcher(raise_on, warn, min_bytes, keep_dumps)
+    per call below which a copy or update does not count. `buffer_assignment=False`: no
+    dumps, the HLO read from each executable, verdicts unconfirmed (the cheap form)."""
+    w = Watcher(raise_on, warn, min_bytes, keep_dumps, buffer_assignment)
     w._install()
     return w

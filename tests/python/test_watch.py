@@ -77,3 +77,15 @@ def test_stop_restores_jax_and_arguments_are_checked(tmp_path):
     assert any(f.endswith("after_optimizations.txt") for f in os.listdir(tmp_path / "dumps"))
     with pytest.raises(ValueError, match="raise_on='copies'"):
         hloscope.watch(raise_on="copies")
+
+
+def test_without_dumps_the_hlo_comes_from_the_executable():
+    slow = jax.jit(run_demo.replay_rollout, donate_argnums=0)
+    with pytest.raises(hloscope.BudgetError, match="fixture_programs/run_demo.py:30"):
+        with hloscope.watch(raise_on="copies_in_loops", min_bytes=1 << 20, buffer_assignment=False) as w:
+            slow(*args(2048))
+    report = dict((r.modules[0].name, r) for _, r in w.reports)["jit_replay_rollout"]
+    assert report.modules[0].buffer_assignment is None  # verdicts unconfirmed: nothing was dumped
+    assert report.copies[0].cause == "read-after-update"
+    with pytest.raises(ValueError, match="keep_dumps needs dumps"):
+        hloscope.watch(buffer_assignment=False, keep_dumps="x")
