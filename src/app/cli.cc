@@ -339,6 +339,11 @@ Runner AddRun(CLI::App& app, std::shared_ptr<const std::vector<std::string>> aft
                 "print a warning as soon as a compilation has a copy in a loop or an update not in place "
                 "(of at least --min-bytes per call)");
   cmd->add_flag("--fail", req->fail, "exit 1 at the end if a compilation did (for CI)");
+  bool* dumps = &req->buffer_assignment;
+  cmd->add_flag_callback(
+      "--no-buffer-assignment", [dumps] { *dumps = false; },
+      "no XLA dumps (on CPU they cost a quarter of the compile time): the program's Python writes each "
+      "module's HLO itself; verdicts unconfirmed");
   cmd->add_option("--min-bytes", req->budget.min_bytes, "what --warn and --fail count (default 1)")
       ->check(kBudget);
   cmd->add_option("--reports", req->worst_reports, "full reports of this many worst functions (default 2)")

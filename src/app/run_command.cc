@@ -22,6 +22,7 @@
 #include "hloscope/app/commands.h"
 #include "hloscope/report/wording.h"
 #include "hloscope/support/human_bytes.h"
+#include "run_bootstrap.h"
 
 extern char** environ;
 
@@ -79,6 +80,11 @@ class DumpWatcher {
     for (fs::directory_iterator it(dir_, ec), end; !ec && it != end; it.increment(ec)) {
       std::string name = it->path().filename().string();
       if (!name.ends_with("after_optimizations.txt") || done_.count(name)) continue;
+      // Without dumps the program's bootstrap renames each file into place whole.
+      if (!request_.buffer_assignment) {
+        ready.push_back(it->path());
+        continue;
+      }
       fs::path ba = dir_ / (name.substr(0, name.size() - 4) + "-buffer-assignment.txt");
       std::error_code e1, e2;
       uintmax_t hlo_size = fs::file_size(it->path(), e1);
@@ -105,6 +111,7 @@ class DumpWatcher {
     SessionRequest r;
     r.path = path.string();
     r.require_optimized = true;
+    r.use_buffer_assignment = request_.buffer_assignment;
     Result<std::unique_ptr<Session>> s = Session::Open(r);
     if (!s.ok()) {
       ++unreadable_;
@@ -134,20 +141,44 @@ class DumpWatcher {
 // worker processes compiling one function would write the same file
 // names; the compile time XLA puts before each name (microseconds)
 // keeps their dumps apart.
-std::vector<std::string> ChildEnvironment(const fs::path& dir) {
+// Without the buffer assignment: no XLA flags; the bootstrap
+// (run_bootstrap.h) first on PYTHONPATH writes each module's HLO to `dir`.
+std::vector<std::string> ChildEnvironment(const fs::path& dir, const fs::path& boot, bool dumps) {
   std::vector<std::string> env;
-  std::string flags;
+  std::string flags, pythonpath;
   for (char** e = environ; e && *e; ++e) {
     std::string_view v(*e);
-    if (v.starts_with("XLA_FLAGS="))
+    if (v.starts_with("XLA_FLAGS=") && dumps)
       flags = std::string(v.substr(10));
+    else if (v.starts_with("PYTHONPATH=") && !dumps)
+      pythonpath = std::string(v.substr(11));
     else
       env.emplace_back(v);
   }
-  env.push_back(fmt::format("XLA_FLAGS={}{}--xla_dump_to={} --xla_dump_include_timestamp=true", flags,
-                            flags.empty() ? "" : " ", dir.string()));
+  if (dumps) {
+    env.push_back(fmt::format("XLA_FLAGS={}{}--xla_dump_to={} --xla_dump_include_timestamp=true", flags,
+                              flags.empty() ? "" : " ", dir.string()));
+  } else {
+    env.push_back(fmt::format("PYTHONPATH={}{}{}", boot.string(), pythonpath.empty() ? "" : ":", pythonpath));
+    env.push_back(fmt::format("HLOSCOPE_RUN_HLO_DIR={}", dir.string()));
+  }
   env.push_back("HLOSCOPE_RUN=1");
   return env;
+}
+
+// The bootstrap, in a folder of its own beside the dumps (the watcher
+// reads the top folder only).
+bool WriteBootstrap(const fs::path& boot, std::ostream& err) {
+  std::error_code ec;
+  fs::create_directories(boot, ec);
+  std::ofstream f(boot / "sitecustomize.py", std::ios::binary | std::ios::trunc);
+  f << kRunBootstrap;
+  f.close();
+  if (ec || !f) {
+    err << fmt::format("hloscope run: cannot write {}\n", Shown((boot / "sitecustomize.py").string()));
+    return false;
+  }
+  return true;
 }
 
 struct Folder {
@@ -228,7 +259,12 @@ int RunRunCommand(const RunRequest& request, std::ostream& out, std::ostream& er
     err << folder.error << "\n";
     return kExitError;
   }
-  std::vector<std::string> env = ChildEnvironment(folder.path);
+  fs::path boot = folder.path / ".hloscope-bootstrap";
+  if (!request.buffer_assignment && !WriteBootstrap(boot, err)) {
+    if (folder.temporary) fs::remove_all(folder.path);
+    return kExitError;
+  }
+  std::vector<std::string> env = ChildEnvironment(folder.path, boot, request.buffer_assignment);
   std::vector<char*> envp, argv;
   for (std::string& e : env) envp.push_back(e.data());
   envp.push_back(nullptr);

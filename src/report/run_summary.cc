@@ -162,6 +162,12 @@ void RenderRunSummary(const std::vector<RunRecord>& records, const RunSummaryOpt
     out << fmt::format("\n── {} ({}) — {}\n", Shown(row.function), Shown(w.signature), Shown(w.dump));
     out << w.report;
   }
+  size_t unconfirmed = 0;
+  for (const RunRecord& r : records) unconfirmed += r.buffer_assignment ? 0 : 1;
+  if (unconfirmed > 0)
+    out << fmt::format(
+        "\n{} of {} compilations without XLA's buffer assignment: their verdicts unconfirmed.\n", unconfirmed,
+        records.size());
   out << "\nCompilations JAX served from its caches were not compiled again and are not counted.\n";
 }
 

@@ -130,3 +130,25 @@ def test_python_dash_m_hloscope_is_the_cli():
     assert r.stdout.strip().startswith("hloscope ")
     r = subprocess.run([sys.executable, "-m", "hloscope", "run"], capture_output=True, text=True)
     assert r.returncode == 2 and "no program to run" in r.stderr
+
+
+def test_without_dumps_the_programs_python_writes_the_modules(hloscope_bin, tmp_path):
+    # A sitecustomize of the user's own still runs; XLA is asked for no dumps.
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text("import sys; sys.stderr.write('user sitecustomize ran\\n')\n")
+    out = tmp_path / "run.json"
+    env = dict(os.environ, TMPDIR=str(tmp_path), PYTHONPATH=str(site))
+    env.pop("XLA_FLAGS", None)
+    r = subprocess.run([hloscope_bin, "run", "--no-buffer-assignment", "--fail", "--min-bytes", "1048576",
+                        "--json", str(out), "--", sys.executable, DEMO, "--small", "2", "--workers", "1"],
+                       capture_output=True, text=True, env=env, timeout=600)
+    assert r.returncode == 1, r.stderr
+    assert r.stderr.count("user sitecustomize ran") >= 2  # the program and its worker
+    doc = json.loads(out.read_text())
+    top = doc["functions"][0]
+    assert top["function"] == "replay_rollout" and top["where"] == "fixture_programs/run_demo.py:30"
+    assert top["bytes_per_call"] == 50 * 2 * 2048 * 64 * 4
+    assert top["compilations"] == 2  # the main process and the worker
+    assert not any(c["buffer_assignment"] for c in doc["compilations"])
+    assert "verdicts unconfirmed" in r.stderr

@@ -97,6 +97,9 @@ struct RunRequest {
   std::string html_path;             // --html FILE: the report page of the worst compilation
   bool warn = false;                 // a line on stderr as soon as a compilation breaks the budget
   bool fail = false;                 // exit 1 at the end if one did (the program's own failure wins)
+  // false (--no-buffer-assignment): no XLA dumps; the program's Python
+  // writes each module's HLO itself (app/run_bootstrap.h); verdicts unconfirmed.
+  bool buffer_assignment = true;
   RunBudget budget;
   int worst_reports = 2;
 };

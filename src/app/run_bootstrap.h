@@ -1,0 +1,88 @@
+// The Python file `hloscope run --no-buffer-assignment` puts first on the
+// program's PYTHONPATH as sitecustomize.py. It asks XLA for no dumps: when
+// the program imports jax._src.compiler it wraps compile_or_get_cached, and
+// writes each compiled module's optimized HLO (read from the executable, with
+// its metadata) into HLOSCOPE_RUN_HLO_DIR, whole (a rename), named
+// PID.N.MODULE.after_optimizations.txt. It imports nothing of JAX's itself,
+// needs no hloscope package in the program's Python, and then runs the
+// environment's own sitecustomize, if there is one.
+#ifndef HLOSCOPE_APP_RUN_BOOTSTRAP_H_
+#define HLOSCOPE_APP_RUN_BOOTSTRAP_H_
+
+#include <string_view>
+
+namespace hloscope {
+
+inline constexpr std::string_view kRunBootstrap =
+    R"py(# Written by `hloscope run --no-buffer-assignment` (src/app/run_bootstrap.h).
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import itertools
+import os
+import sys
+
+_DIR = os.environ.get("HLOSCOPE_RUN_HLO_DIR")
+_count = itertools.count()
+
+
+def _write(executable):
+    for module in executable.hlo_modules():
+        text = module.to_string()
+        first = text.split(None, 2)
+        name = first[1].rstrip(",") if len(first) > 1 and first[0] == "HloModule" else "module"
+        name = "".join(c if c.isalnum() or c in "._-" else "_" for c in name)[:120]
+        path = os.path.join(_DIR, "%d.%04d.%s.after_optimizations.txt" % (os.getpid(), next(_count), name))
+        with open(path + ".part", "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(path + ".part", path)
+
+
+def _install(compiler):
+    original = compiler.compile_or_get_cached
+
+    def compile_or_get_cached(*args, **kwargs):
+        executable = original(*args, **kwargs)
+        try:
+            _write(executable)
+        except Exception as e:  # never break the program
+            sys.stderr.write("hloscope run: could not read a compiled module: %s\n" % (e,))
+        return executable
+
+    compiler.compile_or_get_cached = compile_or_get_cached
+
+
+class _HookJaxCompiler(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name != "jax._src.compiler":
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(name)
+        if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
+            return spec
+        exec_module = spec.loader.exec_module
+
+        def exec_and_hook(module):
+            exec_module(module)
+            _install(module)
+
+        spec.loader.exec_module = exec_and_hook
+        return spec
+
+
+if _DIR:
+    sys.meta_path.insert(0, _HookJaxCompiler())
+
+# The environment's own sitecustomize, if any, still runs (found on the rest of
+# the path; this module keeps its name, which the import system needs).
+_here = os.path.dirname(os.path.abspath(__file__))
+_rest = [p for p in sys.path if os.path.abspath(p or ".") != _here]
+_spec = importlib.machinery.PathFinder.find_spec("sitecustomize", _rest)
+if _spec is not None and _spec.loader is not None:
+    _module = importlib.util.module_from_spec(_spec)
+    _spec.loader.exec_module(_module)
+)py";
+
+}  // namespace hloscope
+
+#endif  // HLOSCOPE_APP_RUN_BOOTSTRAP_H_
