@@ -339,6 +339,8 @@ Runner AddRun(CLI::App& app, std::shared_ptr<const std::vector<std::string>> aft
                 "print a warning as soon as a compilation has a copy in a loop or an update not in place "
                 "(of at least --min-bytes per call)");
   cmd->add_flag("--fail", req->fail, "exit 1 at the end if a compilation did (for CI)");
+  cmd->add_flag("--raise", req->raise,
+                "raise BudgetError in the program, in the call whose compilation did (like JAX_DEBUG_NANS)");
   bool* dumps = &req->buffer_assignment;
   cmd->add_flag_callback(
       "--no-buffer-assignment", [dumps] { *dumps = false; },

@@ -1,11 +1,15 @@
-// The Python file `hloscope run --no-buffer-assignment` puts first on the
-// program's PYTHONPATH as sitecustomize.py. It asks XLA for no dumps: when
-// the program imports jax._src.compiler it wraps compile_or_get_cached, and
-// writes each compiled module's optimized HLO (read from the executable, with
-// its metadata) into HLOSCOPE_RUN_HLO_DIR, whole (a rename), named
-// PID.N.MODULE.after_optimizations.txt. It imports nothing of JAX's itself,
-// needs no hloscope package in the program's Python, and then runs the
-// environment's own sitecustomize, if there is one.
+// The Python file `hloscope run --no-buffer-assignment` and `--raise` put
+// first on the program's PYTHONPATH as sitecustomize.py. When the program
+// imports jax._src.compiler it wraps compile_or_get_cached:
+//   * HLOSCOPE_RUN_HLO_DIR (--no-buffer-assignment, no XLA dumps): each
+//     compiled module's optimized HLO, read from the executable with its
+//     metadata, is written there whole (a rename), named
+//     PID.N.MODULE.after_optimizations.txt;
+//   * HLOSCOPE_RUN_SYNC_DIR (--raise): after each compile it leaves
+//     PID.N.compiled there and waits for hloscope's PID.N.verdict (empty:
+//     fine; else the problems), raising BudgetError in the compiling call.
+// It imports nothing of JAX's itself, needs no hloscope package in the
+// program's Python, and then runs the environment's own sitecustomize.
 #ifndef HLOSCOPE_APP_RUN_BOOTSTRAP_H_
 #define HLOSCOPE_APP_RUN_BOOTSTRAP_H_
 
@@ -21,9 +25,28 @@ import importlib.util
 import itertools
 import os
 import sys
+import time
 
 _DIR = os.environ.get("HLOSCOPE_RUN_HLO_DIR")
+_SYNC = os.environ.get("HLOSCOPE_RUN_SYNC_DIR")
 _count = itertools.count()
+_syncs = itertools.count()
+
+
+class BudgetError(AssertionError):
+    """hloscope run --raise: this compilation broke the budget."""
+
+
+def _verdict():
+    marker = os.path.join(_SYNC, "%d.%d" % (os.getpid(), next(_syncs)))
+    open(marker + ".compiled", "w").close()
+    deadline = time.monotonic() + 120  # hloscope gone: the program runs on
+    while not os.path.exists(marker + ".verdict"):
+        if time.monotonic() > deadline:
+            return ""
+        time.sleep(0.002)
+    with open(marker + ".verdict", encoding="utf-8") as f:
+        return f.read()
 
 
 def _write(executable):
@@ -43,10 +66,15 @@ def _install(compiler):
 
     def compile_or_get_cached(*args, **kwargs):
         executable = original(*args, **kwargs)
-        try:
-            _write(executable)
-        except Exception as e:  # never break the program
-            sys.stderr.write("hloscope run: could not read a compiled module: %s\n" % (e,))
+        if _DIR:
+            try:
+                _write(executable)
+            except Exception as e:  # never break the program for hloscope's sake
+                sys.stderr.write("hloscope run: could not read a compiled module: %s\n" % (e,))
+        if _SYNC:
+            problems = _verdict()
+            if problems:
+                raise BudgetError(problems)
         return executable
 
     compiler.compile_or_get_cached = compile_or_get_cached
@@ -70,7 +98,7 @@ class _HookJaxCompiler(importlib.abc.MetaPathFinder):
         return spec
 
 
-if _DIR:
+if _DIR or _SYNC:
     sys.meta_path.insert(0, _HookJaxCompiler())
 
 # The environment's own sitecustomize, if any, still runs (found on the rest of

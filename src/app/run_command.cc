@@ -102,6 +102,36 @@ class DumpWatcher {
     for (const fs::path& p : ready) Check(p);
   }
 
+  // --raise: for each compile the program has reported (PID.N.compiled),
+  // checks what is there and answers PID.N.verdict: the problems of the
+  // compilations checked since the last answer, or nothing.
+  void AnswerCompiles(const fs::path& sync) {
+    std::error_code ec;
+    std::vector<fs::path> asked;
+    for (fs::directory_iterator it(sync, ec), end; !ec && it != end; it.increment(ec))
+      if (it->path().extension() == ".compiled") asked.push_back(it->path());
+    if (asked.empty()) return;
+    Scan(true);
+    std::string problems;
+    for (; answered_ < records_.size(); ++answered_) {
+      const RunRecord& r = records_[answered_];
+      for (const std::string& p : r.problems)
+        problems += fmt::format("{}{} ({}): {}\n", problems.empty() ? "hloscope run --raise: " : "  ",
+                                r.function, r.where, p);
+    }
+    for (const fs::path& a : asked) {
+      fs::path verdict = a;
+      verdict.replace_extension(".verdict");
+      {
+        std::ofstream f(verdict.string() + ".part", std::ios::binary);
+        f << problems;
+      }
+      fs::rename(verdict.string() + ".part", verdict, ec);
+      fs::remove(a, ec);
+      problems.clear();  // one answer carries them
+    }
+  }
+
   const std::vector<RunRecord>& records() const { return records_; }
   int unreadable() const { return unreadable_; }
 
@@ -132,6 +162,7 @@ class DumpWatcher {
   std::set<std::string> done_;
   std::map<std::string, std::pair<uintmax_t, uintmax_t>> sizes_;
   std::vector<RunRecord> records_;
+  size_t answered_ = 0;  // records reported to the program (--raise)
   int unreadable_ = 0;
 };
 
@@ -143,25 +174,26 @@ class DumpWatcher {
 // keeps their dumps apart.
 // Without the buffer assignment: no XLA flags; the bootstrap
 // (run_bootstrap.h) first on PYTHONPATH writes each module's HLO to `dir`.
-std::vector<std::string> ChildEnvironment(const fs::path& dir, const fs::path& boot, bool dumps) {
+std::vector<std::string> ChildEnvironment(const fs::path& dir, const fs::path& boot, bool dumps, bool sync) {
   std::vector<std::string> env;
   std::string flags, pythonpath;
   for (char** e = environ; e && *e; ++e) {
     std::string_view v(*e);
     if (v.starts_with("XLA_FLAGS=") && dumps)
       flags = std::string(v.substr(10));
-    else if (v.starts_with("PYTHONPATH=") && !dumps)
+    else if (v.starts_with("PYTHONPATH=") && (!dumps || sync))
       pythonpath = std::string(v.substr(11));
     else
       env.emplace_back(v);
   }
-  if (dumps) {
+  if (dumps)
     env.push_back(fmt::format("XLA_FLAGS={}{}--xla_dump_to={} --xla_dump_include_timestamp=true", flags,
                               flags.empty() ? "" : " ", dir.string()));
-  } else {
-    env.push_back(fmt::format("PYTHONPATH={}{}{}", boot.string(), pythonpath.empty() ? "" : ":", pythonpath));
+  else
     env.push_back(fmt::format("HLOSCOPE_RUN_HLO_DIR={}", dir.string()));
-  }
+  if (sync) env.push_back(fmt::format("HLOSCOPE_RUN_SYNC_DIR={}", (boot / "sync").string()));
+  if (!dumps || sync)
+    env.push_back(fmt::format("PYTHONPATH={}{}{}", boot.string(), pythonpath.empty() ? "" : ":", pythonpath));
   env.push_back("HLOSCOPE_RUN=1");
   return env;
 }
@@ -170,7 +202,7 @@ std::vector<std::string> ChildEnvironment(const fs::path& dir, const fs::path& b
 // reads the top folder only).
 bool WriteBootstrap(const fs::path& boot, std::ostream& err) {
   std::error_code ec;
-  fs::create_directories(boot, ec);
+  fs::create_directories(boot / "sync", ec);
   std::ofstream f(boot / "sitecustomize.py", std::ios::binary | std::ios::trunc);
   f << kRunBootstrap;
   f.close();
@@ -260,11 +292,12 @@ int RunRunCommand(const RunRequest& request, std::ostream& out, std::ostream& er
     return kExitError;
   }
   fs::path boot = folder.path / ".hloscope-bootstrap";
-  if (!request.buffer_assignment && !WriteBootstrap(boot, err)) {
+  if ((!request.buffer_assignment || request.raise) && !WriteBootstrap(boot, err)) {
     if (folder.temporary) fs::remove_all(folder.path);
     return kExitError;
   }
-  std::vector<std::string> env = ChildEnvironment(folder.path, boot, request.buffer_assignment);
+  std::vector<std::string> env =
+      ChildEnvironment(folder.path, boot, request.buffer_assignment, request.raise);
   std::vector<char*> envp, argv;
   for (std::string& e : env) envp.push_back(e.data());
   envp.push_back(nullptr);
@@ -287,7 +320,9 @@ int RunRunCommand(const RunRequest& request, std::ostream& out, std::ostream& er
       pid_t w = waitpid(pid, &status, WNOHANG);
       if (w == pid || (w < 0 && errno != EINTR)) break;
       watcher.Scan(false);
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      if (request.raise) watcher.AnswerCompiles(boot / "sync");
+      // --raise: the program waits for each verdict, so poll often.
+      std::this_thread::sleep_for(std::chrono::milliseconds(request.raise ? 2 : 100));
     }
   }
   watcher.Scan(true);

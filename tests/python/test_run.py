@@ -152,3 +152,17 @@ def test_without_dumps_the_programs_python_writes_the_modules(hloscope_bin, tmp_
     assert top["compilations"] == 2  # the main process and the worker
     assert not any(c["buffer_assignment"] for c in doc["compilations"])
     assert "verdicts unconfirmed" in r.stderr
+
+
+@pytest.mark.parametrize("dumps", [True, False], ids=["dumps", "no_buffer_assignment"])
+def test_raise_raises_in_the_compiling_call(hloscope_bin, tmp_path, dumps):
+    opts = ("--raise", "--min-bytes", "1048576") + (() if dumps else ("--no-buffer-assignment",))
+    slow = run(hloscope_bin, tmp_path, demo=("--small", "2"), opts=opts)
+    assert slow.returncode == 1, slow.stderr
+    # The program's own traceback: raised in the call that compiled the rollout.
+    assert "sitecustomize.BudgetError: hloscope run --raise: replay_rollout (fixture_programs/run_demo.py:30): " \
+           "copy in a loop: copy.7 f32[2048,64]{1,0} 512.0 KiB × 50 = 25.0 MiB per call" in slow.stderr
+    assert "in timed" in slow.stderr and "rollout compiled" not in slow.stderr
+    fixed = run(hloscope_bin, tmp_path, "--fixed", demo=("--small", "2"), opts=opts)
+    assert fixed.returncode == 0, fixed.stderr
+    assert "trained" in fixed.stdout

@@ -100,6 +100,9 @@ struct RunRequest {
   // false (--no-buffer-assignment): no XLA dumps; the program's Python
   // writes each module's HLO itself (app/run_bootstrap.h); verdicts unconfirmed.
   bool buffer_assignment = true;
+  // --raise: the program's Python waits after each compile for hloscope's
+  // verdict and raises BudgetError in the compiling call (app/run_bootstrap.h).
+  bool raise = false;
   RunBudget budget;
   int worst_reports = 2;
 };
