@@ -145,8 +145,9 @@ class DumpWatcher {
     Result<std::unique_ptr<Session>> s = Session::Open(r);
     if (!s.ok()) {
       ++unreadable_;
+      std::string why = s.error().Format();
       err_ << "hloscope run: skipped " << Shown(path.filename().string()) << ": "
-           << s.error().Format().substr(0, s.error().Format().find('\n')) << "\n";
+           << why.substr(0, why.find('\n')) << "\n";
       return;
     }
     for (ModuleAnalysis* a : (*s)->Analyses()) {
@@ -253,13 +254,7 @@ Folder DumpFolder(const RunRequest& request) {
 // the most bytes per call (user code first), checked again from its dump.
 bool WriteWorstReport(const fs::path& dir, const std::vector<RunRecord>& records, const RunRequest& request,
                       std::ostream& err) {
-  const RunRecord* worst = nullptr;
-  for (const RunRecord& r : records) {
-    auto rank = [](const RunRecord& x) {
-      return std::make_pair(!x.library, x.bytes_per_call.value_or(INT64_MAX));
-    };
-    if (!worst || rank(r) > rank(*worst)) worst = &r;
-  }
+  const RunRecord* worst = WorstRecord(records);
   ReportRequest report;
   report.output_path = request.html_path;
   if (!worst) {

@@ -163,8 +163,6 @@ std::string LoopGraphDot(const ModuleCheck& check, const LoopGraphOptions& optio
       "  node [shape=plain, fontname=\"Helvetica\", fontsize=10];\n"
       "  edge [color=\"#777777\", arrowsize=0.6, fontname=\"Helvetica\", fontsize=9];\n";
   size_t drawn = std::min(check.loops.size(), options.max_loops);
-  std::map<const HloInstruction*, size_t> index_of;
-  for (size_t i = 0; i < drawn; ++i) index_of[check.loops[i].loop] = i;
   int64_t outside = 0;
   for (const CopyFinding& c : check.copies)
     if (!c.scalar && c.enclosing_loops.empty()) ++outside;
@@ -183,10 +181,11 @@ std::string LoopGraphDot(const ModuleCheck& check, const LoopGraphOptions& optio
     std::optional<int64_t> per = l.executions;
     std::string unit = "per call";
     if (!l.enclosing_loops.empty()) {
-      auto it = index_of.find(l.enclosing_loops.front());
-      if (it == index_of.end()) continue;
-      from = fmt::format("loop{}", it->second);
-      const LoopFinding& outer = check.loops[it->second];
+      const LoopFinding* outer_finding = check.FindLoop(l.enclosing_loops.front());
+      size_t outer_index = outer_finding ? static_cast<size_t>(outer_finding - check.loops.data()) : drawn;
+      if (outer_index >= drawn) continue;  // its outer loop is not drawn
+      from = fmt::format("loop{}", outer_index);
+      const LoopFinding& outer = *outer_finding;
       per = l.executions && outer.executions && *outer.executions > 0
                 ? std::optional<int64_t>(*l.executions / *outer.executions)
                 : std::nullopt;

@@ -38,11 +38,11 @@ struct ModuleContext {
     return fmt::format("<a href=\"#{}\" title=\"{}\">{}</a>", anchor, title, HtmlShown(text));
   }
   std::string LoopLink(const HloInstruction* loop) const {
-    for (size_t i = 0; i < check.loops.size(); ++i)
-      if (check.loops[i].loop == loop)
-        return fmt::format("<a href=\"#{}\">{}</a>", Anchor(index, AnchorKind::kLoop, i),
-                           HtmlShown(loop->name()));
-    return HtmlShown(loop->name());
+    const LoopFinding* l = check.FindLoop(loop);
+    if (!l) return HtmlShown(loop->name());
+    return fmt::format("<a href=\"#{}\">{}</a>",
+                       Anchor(index, AnchorKind::kLoop, static_cast<size_t>(l - check.loops.data())),
+                       HtmlShown(loop->name()));
   }
   std::string CopyLink(const HloPosition& copy) const {
     const CopyFinding* c = check.FindCopy(copy);

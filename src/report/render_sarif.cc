@@ -139,11 +139,12 @@ Json SarifResult(const std::vector<Rule>& rules, std::string_view rule, std::str
   return r;
 }
 
-// Does a loop report this copy as growing with a buffer?
+// Does the copy's loop report it as growing with a buffer?
 bool CopyGrows(const ModuleCheck& m, const CopyFinding& c) {
-  for (const LoopFinding& l : m.loops)
-    for (const LoopScaling& s : l.scaling)
-      if (s.kind == LoopScaling::Kind::kCopy && s.grows_with_buffer && s.copy == c.copy) return true;
+  const LoopFinding* l = c.enclosing_loops.empty() ? nullptr : m.FindLoop(c.enclosing_loops.front());
+  if (!l) return false;
+  for (const LoopScaling& s : l->scaling)
+    if (s.kind == LoopScaling::Kind::kCopy && s.grows_with_buffer && s.copy == c.copy) return true;
   return false;
 }
 
@@ -173,19 +174,25 @@ void WriteCheckSarif(const std::vector<const ModuleCheck*>& modules, const Sarif
       bool in_loop = !c.enclosing_loops.empty();
       if (!in_loop && c.cause.cause != CopyCause::kNonDonatedParameter) continue;
       std::string hint = CauseHint(c);
+      bool grows = CopyGrows(*m, c);
+      bool library = OriginOf(c.source).library;
       std::string message =
           fmt::format("{}: {}{}{}.{}", m->module->name(), CopySummaryLine(c),
                       in_loop ? fmt::format(", inside {}", c.enclosing_loops.front()->name()) : "",
                       " — " + CauseDetail(c), hint.empty() ? "" : " Fix: " + hint);
-      Json props = {{"module", Shown(m->module->name())},    {"bytes", Opt(c.bytes)},
-                    {"executions", Opt(c.executions)},       {"bytes_per_call", Opt(c.total_bytes)},
-                    {"cause", CopyCauseName(c.cause.cause)}, {"hint", Shown(hint)},
-                    {"grows_with_buffer", CopyGrows(*m, c)}, {"library", OriginOf(c.source).library}};
+      Json props = {{"module", Shown(m->module->name())},
+                    {"bytes", Opt(c.bytes)},
+                    {"executions", Opt(c.executions)},
+                    {"bytes_per_call", Opt(c.total_bytes)},
+                    {"cause", CopyCauseName(c.cause.cause)},
+                    {"hint", Shown(hint)},
+                    {"grows_with_buffer", grows},
+                    {"library", library}};
       // A warning where the copy costs in proportion to a buffer or copies
       // an argument the caller could donate; a note for a fixed-size copy
       // in a loop, or one made inside library code.
-      bool serious = CopyGrows(*m, c) || c.cause.cause == CopyCause::kNonDonatedParameter;
-      std::string_view level = OriginOf(c.source).library || !serious ? "note" : "warning";
+      bool serious = grows || c.cause.cause == CopyCause::kNonDonatedParameter;
+      std::string_view level = library || !serious ? "note" : "warning";
       results.push_back(SarifResult(rules, fmt::format("copy/{}", CopyCauseName(c.cause.cause)), level,
                                     message, c.source, c.instruction(), options, std::move(props),
                                     &occurrences));
@@ -199,13 +206,14 @@ void WriteCheckSarif(const std::vector<const ModuleCheck*>& modules, const Sarif
       std::string message = fmt::format("{}: {} is {}{} — {}{}", m->module->name(), UpdateLabel(u.site),
                                         UpdateVerdictName(u.verdict), u.full_rewrite ? " (full rewrite)" : "",
                                         UpdateReason(u), contradicted ? ". " + ConfirmationText(u) : "");
+      bool library = OriginOf(u.source).library;
       Json props = {{"module", Shown(m->module->name())},
                     {"verdict", UpdateVerdictName(u.verdict)},
                     {"bytes_written", Opt(u.bytes_written)},
                     {"executions", Opt(u.executions)},
-                    {"library", OriginOf(u.source).library}};
-      results.push_back(SarifResult(rules, rule, OriginOf(u.source).library ? "note" : "warning", message,
-                                    u.source, u.site.owner(), options, std::move(props), &occurrences));
+                    {"library", library}};
+      results.push_back(SarifResult(rules, rule, library ? "note" : "warning", message, u.source,
+                                    u.site.owner(), options, std::move(props), &occurrences));
     }
   }
   Json driver = {{"name", "hloscope"},

@@ -33,6 +33,12 @@ struct Row {
 // trip count may move anything.
 int64_t Rank(const RunRecord& r) { return r.bytes_per_call.value_or(INT64_MAX); }
 
+// User code first, then by bytes: the order of rows and of WorstRecord.
+bool ShownBefore(const RunRecord& a, const RunRecord& b) {
+  if (a.library != b.library) return !a.library;
+  return Rank(a) > Rank(b);
+}
+
 std::vector<Row> Rows(const std::vector<RunRecord>& records) {
   std::map<std::string, size_t> index;
   std::vector<Row> rows;
@@ -43,10 +49,8 @@ std::vector<Row> Rows(const std::vector<RunRecord>& records) {
     row.compilations.push_back(&r);
     if (!row.worst || Rank(r) > Rank(*row.worst)) row.worst = &r;
   }
-  std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
-    if (a.worst->library != b.worst->library) return !a.worst->library;
-    return Rank(*a.worst) > Rank(*b.worst);
-  });
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const Row& a, const Row& b) { return ShownBefore(*a.worst, *b.worst); });
   return rows;
 }
 
@@ -59,6 +63,13 @@ std::string Signatures(const Row& row) {
 }
 
 }  // namespace
+
+const RunRecord* WorstRecord(const std::vector<RunRecord>& records) {
+  const RunRecord* worst = nullptr;
+  for (const RunRecord& r : records)
+    if (!worst || ShownBefore(r, *worst)) worst = &r;
+  return worst;
+}
 
 RunRecord SummarizeRun(const ModuleCheck& check, const std::string& dump, const RunBudget& budget) {
   RunRecord r;

@@ -56,6 +56,11 @@ struct RunSummaryOptions {
   std::string program;    // the command line, for the heading
 };
 
+// The compilation to show first: user code before library code, then the
+// most bytes moved per call (an unknown total ranks highest); nullptr when
+// there is none. The summary's rows are in the same order.
+const RunRecord* WorstRecord(const std::vector<RunRecord>& records);
+
 void RenderRunSummary(const std::vector<RunRecord>& records, const RunSummaryOptions& options,
                       std::ostream& out);
 Json RunJson(const std::vector<RunRecord>& records, const std::vector<std::string>& command, int exit_code);
