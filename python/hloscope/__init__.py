@@ -36,6 +36,7 @@ from ._api import analyze, inspect
 from ._assertions import assert_budget, assert_inplace
 from ._diff import Diff, ScalingFinding, ScalingResult, assert_no_regression, diff, scaling
 from ._watch import BudgetError, Watcher, watch
+from ._targets import TARGETS, TargetUnavailable
 __version__ = _hloscope.__version__
 JSON_SCHEMA_VERSION = _hloscope.JSON_SCHEMA_VERSION
 
@@ -50,6 +51,8 @@ __all__ = [
     "watch",
     "Watcher",
     "BudgetError",
+    "TARGETS",
+    "TargetUnavailable",
     "Diff",
     "ScalingResult",
     "ScalingFinding",

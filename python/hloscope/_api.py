@@ -123,7 +123,7 @@ def _load_ba(ba: Any) -> "tuple[str, str]":
                     f"not {type(ba).__name__}")
 
 
-def inspect(fn: Any, /, *args: Any, **kwargs: Any) -> Report:
+def inspect(fn: Any, /, *args: Any, target: Any = None, **kwargs: Any) -> Report:
     """Compiles ``fn(*args, **kwargs)`` with JAX and checks the optimized HLO.
 
     `fn` is a plain function (wrapped in ``jax.jit``) or a ``jax.jit``-wrapped one,
@@ -137,16 +137,38 @@ def inspect(fn: Any, /, *args: Any, **kwargs: Any) -> Report:
     directory (removed afterwards), so every update verdict is confirmed or
     contradicted by the compiler. The executable is compiled anew, never taken
     from JAX's caches.
+
+    `target` compiles for a device this machine does not have: ``"tpu-v5e"``,
+    ``"tpu-v4"``, ``"tpu-v6e"``, ``"gpu-h100"``, ``"gpu-a100"``, or the path of a
+    GpuTargetConfigProto text file (every XLA GPU dump writes one as
+    ``*.gpu_target_config.pbtxt``). Array arguments become
+    ``jax.ShapeDtypeStruct``s on that device; nothing runs. It needs the
+    compile-only package for that backend (libtpu, or the CUDA plugin with
+    ``JAX_PLATFORMS=cpu``); without it TargetUnavailable names the pip command.
+    ``None`` or ``"cpu"``: this machine's default backend. (A function keyword
+    argument named ``target`` has to go through ``functools.partial``.)
     """
     lowered_t, compiled_t = _jax_stage_types()
     if lowered_t is not None and isinstance(fn, (lowered_t, compiled_t)):
         if args or kwargs:
             raise TypeError("inspect() takes no arguments with a Lowered or Compiled object")
+        if target not in (None, "cpu"):
+            raise TypeError("target= cannot be given with a Lowered or Compiled object: it was "
+                            "already lowered for its own device")
         return analyze(fn)
     import jax
 
     jitted = fn if hasattr(fn, "lower") else jax.jit(fn)
-    return _check_lowered(jitted.lower(*args, **kwargs))
+    notes = []
+    if target is not None:
+        from . import _targets
+        t = _targets.resolve(target)
+        device = _targets.device_for(t)
+        if device is not None:
+            args = _targets.place(args, device)
+            kwargs = _targets.place(kwargs, device)
+            notes.append(f"compiled for {t.name} ({device.device_kind}) without the hardware")
+    return _compile_and_check(jitted.lower(*args, **kwargs), notes)[0]
 
 
 def _find_dump(folder: str) -> "Optional[tuple[str, Optional[str]]]":
@@ -194,18 +216,18 @@ def _check_lowered(lowered: Any) -> Report:
     return _compile_and_check(lowered)[0]
 
 
-def _compile_and_check(lowered: Any) -> "tuple[Report, Any]":
+def _compile_and_check(lowered: Any, notes=()) -> "tuple[Report, Any]":
     """Compiles with a temporary dump; the report and the compiled executable
     (scaling() times the very executable it checked)."""
     tmp = tempfile.mkdtemp(prefix="hloscope-")
     try:
         compiled = _compile_with_dump(lowered, tmp)
-        return _report_of_dump(tmp, compiled), compiled
+        return _report_of_dump(tmp, compiled, notes), compiled
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _report_of_dump(tmp: str, compiled: Any) -> Report:
+def _report_of_dump(tmp: str, compiled: Any, extra_notes=()) -> Report:
     """The report of the optimized module XLA dumped into `tmp`."""
     found = _find_dump(tmp)
     if found is None:
@@ -215,10 +237,10 @@ def _report_of_dump(tmp: str, compiled: Any) -> Report:
         note = ("XLA wrote no dump (the executable probably came from JAX's persistent "
                 "compilation cache), so the verdicts are not checked against XLA's "
                 "buffer assignment")
-        return _text_report(text, "<compiled.as_text()>", notes=[note])
+        return _text_report(text, "<compiled.as_text()>", notes=[*extra_notes, note])
     hlo_path, ba_path = found
     hlo_text = _read_text(hlo_path)
-    notes = []
+    notes = list(extra_notes)
     if ba_path is None:
         ba_text = None
         notes.append("XLA wrote no buffer-assignment dump; verdicts are unconfirmed")

@@ -209,7 +209,10 @@ class Copy:
     kind: str = "copy"  # copy, copy-start, copy-fusion
     copy_class: str = "protective"  # protective, layout-change, memory-space-move
     shape: str = ""
-    scalar: bool = False  # rank 0 (loop counters): summarised in text output, skipped by gates
+    scalar: bool = False  # rank 0 (loop counters)
+    # scalar, or a constant of at most 1 KiB moved to another memory space (TPU's
+    # index-table prefetches): summarised in text output, skipped by gates
+    minor: bool = False
     bytes: Optional[int] = None
     executions: Optional[int] = None
     executions_upper_bound: bool = False

@@ -52,7 +52,7 @@ def _problems(report: Report, kinds: Iterable[str], min_bytes: int) -> list:
         if "copies_in_loops" in kinds:
             for c in m.copies:
                 moved = c.total_bytes if c.total_bytes is not None else sys.maxsize
-                if c.enclosing_loops and not c.is_scalar and moved >= min_bytes:
+                if c.enclosing_loops and not c.minor and moved >= min_bytes:
                     out.append(f"copy in a loop: {c.instruction} {c.shape} {human_bytes(c.total_bytes)} per call "
                                f"at {c.source or '?'} — {c.cause}")
         if "out_of_place" in kinds:

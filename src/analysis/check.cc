@@ -62,6 +62,11 @@ CopyFinding DescribeCopy(const CheckContext& ctx, const CopySite& s,
   f.enclosing_loops = counts.EnclosingLoops(comp);
   f.feeds = ctx.FeedsOf(s.copy);
   ExplainCopy(ctx, s, &f);
+  // Whatever its cause (TPU moves a loop's s32[2] bounds into S(1), and the
+  // loop then overwrites them): a few hundred bytes of constant.
+  f.minor = f.scalar || (f.copy_class == CopyClass::kMemorySpaceMove && f.copied_from.instruction &&
+                         f.copied_from.instruction->opcode() == HloOpcode::kConstant && f.bytes &&
+                         *f.bytes <= kSmallPrefetchBytes);
   f.source = AttributeCopy(ctx, s, f, updates);
   return f;
 }

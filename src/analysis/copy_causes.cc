@@ -304,11 +304,31 @@ void ExplainCopy(const CheckContext& ctx, const CopySite& site, CopyFinding* cop
   facts = CauseFacts{};
   facts.in_loop = e.in_loop;
   if (!copy->feeds.empty()) facts.feed = copy->feeds.front();
-  // Layout and memory-space copies need no dataflow evidence.
-  if (LayoutOrMemorySpace(e, &facts)) return;
+  // Layout copies need no dataflow evidence.
+  if (copy->copy_class == CopyClass::kLayoutChange) {
+    LayoutOrMemorySpace(e, &facts);
+    return;
+  }
   e.readers = OldContentReaders(ctx, me, src, chain);
   ReachesEntryOutput(me, &e.outputs);
   facts.readers = e.readers;
+  if (copy->copy_class == CopyClass::kMemorySpaceMove) {
+    // A move into another memory space (TPU's copy-start to S(1)) is also a
+    // copy: when the moved buffer is then updated in place, starts a loop
+    // state the loop overwrites, or is returned, while the original must
+    // stay intact, the move *is* the protective copy and has that copy's
+    // cause ("not donated", "read after update"); the memory space is
+    // detail. Any other move is a prefetch or an eviction.
+    if (e.feeds() || !e.outputs.empty())
+      for (RuleFn fn : {&ConditionalBranch, &Constant, &EntryParameter, &ReadAfterUpdate})
+        if (fn(e, &facts)) return;
+    facts = CauseFacts{};
+    facts.in_loop = e.in_loop;
+    if (!copy->feeds.empty()) facts.feed = copy->feeds.front();
+    facts.readers = e.readers;
+    LayoutOrMemorySpace(e, &facts);
+    return;
+  }
   for (size_t i = 1; i < kSteps.size(); ++i)
     if (kSteps[i].fn(e, &facts)) return;
   facts.rule = CauseRule::kNone;

@@ -173,6 +173,14 @@ void CollectUses(const HloInstruction* instr, const ShapeIndex& index, std::vect
         case HloOpcode::kOptimizationBarrier:
           CollectUses(user, index, uses, depth + 1, walk);
           break;
+        case HloOpcode::kCopyDone:
+          // copy-done forwards element {0} of its copy-start (DefiningPosition);
+          // the tuple itself and its other elements are read by it.
+          if (!index.empty() && index.front() == 0)
+            CollectUses(user, ShapeIndex(index.begin() + 1, index.end()), uses, depth + 1, walk);
+          else
+            uses->push_back({user, k, index});
+          break;
         case HloOpcode::kCall: {
           HloComputation* callee = user->called(CallRole::kToApply);
           const HloInstruction* param = callee ? callee->parameter(k) : nullptr;
@@ -231,6 +239,10 @@ bool Reaches(const HloInstruction* instr, const ShapeIndex& index, std::vector<S
         case HloOpcode::kBitcast:
         case HloOpcode::kWhile:  // init and result share one buffer
           found |= Reaches(user, index, outputs, depth + 1, walk);
+          break;
+        case HloOpcode::kCopyDone:
+          if (!index.empty() && index.front() == 0)
+            found |= Reaches(user, ShapeIndex(index.begin() + 1, index.end()), outputs, depth + 1, walk);
           break;
         case HloOpcode::kCall: {
           HloComputation* callee = user->called(CallRole::kToApply);

@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <charconv>
+#include <nlohmann/json.hpp>
 
 #include "hloscope/ir/computation.h"
 #include "hloscope/support/saturating.h"
@@ -185,6 +186,50 @@ void DiscoverFusionPairs(const HloInstruction& fusion, const HloInstruction* nod
 
 }  // namespace
 
+// TPU's backend_config: `"aliasing_operands":{"lists":[{"indices":["0","2"]}]}`.
+// Each list is a group of buffers XLA:TPU puts in one place, numbered over
+// the operands first and then the output's leaves (so with n operands, n + k
+// is output leaf k, {} for an array output): `fusion(a, b)` with ["0","2"]
+// writes its output into a's buffer. Seen on every TPU fixture; plain (or
+// tuple-operand) cases only, anything else yields nothing.
+std::vector<InPlacePair> ParseAliasingOperands(const HloInstruction& instr) {
+  std::vector<InPlacePair> pairs;
+  std::optional<std::string_view> cfg = instr.backend_config();
+  if (!cfg || cfg->find("\"aliasing_operands\"") == std::string_view::npos ||
+      cfg->find("\"indices\"") == std::string_view::npos)
+    return pairs;
+  for (const HloInstruction* o : instr.operands())
+    if (o->shape().IsTuple()) return pairs;
+  const Shape& out = instr.shape();
+  int64_t n = instr.operand_count();
+  int64_t leaves = out.IsTuple() ? static_cast<int64_t>(out.tuple_shapes.size()) : 1;
+  if (out.IsTuple())
+    for (const Shape* e : out.tuple_shapes)
+      if (e->IsTuple()) return pairs;
+  try {
+    nlohmann::json j = nlohmann::json::parse(std::string(*cfg));
+    if (j.is_string()) j = nlohmann::json::parse(j.get<std::string>());
+    for (const nlohmann::json& group : j.at("aliasing_operands").at("lists")) {
+      std::vector<int64_t> operands, outputs;
+      for (const nlohmann::json& v : group.at("indices")) {
+        int64_t k = v.is_string() ? std::stoll(v.get<std::string>()) : v.get<int64_t>();
+        if (k >= 0 && k < n)
+          operands.push_back(k);
+        else if (k >= n && k - n < leaves)
+          outputs.push_back(k - n);
+      }
+      for (int64_t o : operands)
+        for (int64_t leaf : outputs) {
+          InPlacePair p{o, {}, out.IsTuple() ? ShapeIndex{leaf} : ShapeIndex{}, nullptr, true};
+          pairs.push_back(p);
+        }
+    }
+  } catch (...) {
+    return {};
+  }
+  return pairs;
+}
+
 std::vector<InPlacePair> ParseOutputToOperandAliasing(std::string_view value) {
   std::vector<InPlacePair> pairs;
   Cursor c{value};
@@ -220,6 +265,21 @@ std::vector<InPlacePair> GetInPlaceInputOutputPairs(const HloInstruction& instr)
         if (!dup) pairs.push_back(p);
       }
     }
+  }
+  // TPU declares the same (and more) in its backend_config, but as
+  // permission rather than promise: on plain instructions (`copy`,
+  // `remainder`) its buffer assignment often gives the output a buffer of
+  // its own (tools/difftest --target tpu-v5e found such copies and element-
+  // wise ops), so only fusions and custom calls take these pairs, and only
+  // for array outputs (TPU also lists scalar `add(i, 1)` into i).
+  bool declares = instr.opcode() == HloOpcode::kFusion || instr.opcode() == HloOpcode::kCustomCall;
+  for (const InPlacePair& p : declares ? ParseAliasingOperands(instr) : std::vector<InPlacePair>{}) {
+    const Shape* o = instr.shape().Subshape(p.output_index);
+    if (!o || !o->IsArray() || o->rank() == 0) continue;
+    bool dup = false;
+    for (const InPlacePair& q : pairs)
+      dup |= q.operand_number == p.operand_number && q.output_index == p.output_index;
+    if (!dup) pairs.push_back(p);
   }
   // Only pairs that name a real operand: every consumer indexes operands by
   // operand_number, and `output_to_operand_aliasing={{}: (2147483648, {})}`

@@ -150,7 +150,7 @@ LoopFinding AnalyzeLoop(const CheckContext& ctx, const HloInstruction* w,
       break;
     }
     SatAccumulate(&copy_bytes, SatMul(*c.bytes, *per_iteration_runs));
-    if (!c.scalar) {
+    if (!c.minor) {
       LoopScaling s;
       s.kind = LoopScaling::Kind::kCopy;
       s.copy = c.copy;

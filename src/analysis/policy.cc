@@ -51,7 +51,7 @@ bool GateOptions::any() const {
 }
 
 bool CountsForGates(const CopyFinding& copy, const GateOptions& options) {
-  return options.count_scalar_copies || !copy.scalar;
+  return options.count_scalar_copies || !copy.minor;
 }
 
 bool IsInPlace(const UpdateFinding& u) {

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
+
 namespace hloscope {
 
 std::string ShapeIndexToString(const ShapeIndex& index) {
@@ -70,6 +72,67 @@ std::string Shape::ToString(bool print_layout) const {
   return out;
 }
 
+namespace {
+
+// The first tile of "(8,128)(2,1)": (8, 128). Empty when it has a combined
+// (`*`) or unreadable dimension, which then pads nothing.
+std::vector<int64_t> FirstTile(std::string_view tiles) {
+  std::vector<int64_t> dims;
+  if (tiles.empty() || tiles[0] != '(') return dims;
+  size_t end = tiles.find(')');
+  if (end == std::string_view::npos) return dims;
+  std::string_view body = tiles.substr(1, end - 1);
+  while (!body.empty()) {
+    size_t comma = body.find(',');
+    std::string_view part = body.substr(0, comma);
+    int64_t v = 0;
+    auto [ptr, ec] = std::from_chars(part.data(), part.data() + part.size(), v);
+    if (ec != std::errc() || ptr != part.data() + part.size() || v <= 0 || v > (int64_t{1} << 30)) return {};
+    dims.push_back(v);
+    if (comma == std::string_view::npos) break;
+    body.remove_prefix(comma + 1);
+  }
+  return dims;
+}
+
+}  // namespace
+
+// Tiled layouts (TPU's `T(8,128)`) store whole tiles: the tile covers the
+// most-minor physical dimensions (those beyond the rank count as 1) and each
+// is padded up to a multiple of its tile dimension, as
+// xla::ShapeUtil::ArraySize does. The buffer-assignment dump's sizes are
+// these: `f32[100]{0:T(128)}` is 512 bytes, a TPU scalar `f32[]{:T(128)}` too.
+// Later tiles subdivide the first and add nothing.
+std::optional<int64_t> TiledElementCount(const Shape& shape, int64_t elements) {
+  std::vector<int64_t> tile = FirstTile(shape.layout->tiles);
+  if (tile.empty()) return elements;
+  const std::vector<int64_t>& m2m = shape.layout->minor_to_major;
+  size_t rank = shape.dimensions.size();
+  if (m2m.size() != rank) return elements;
+  // Physical dimensions, major to minor.
+  std::vector<int64_t> physical(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t d = m2m[rank - 1 - i];
+    if (d < 0 || static_cast<size_t>(d) >= rank) return elements;
+    physical[i] = shape.dimensions[d];
+  }
+  size_t k = tile.size();
+  std::vector<int64_t> padded = physical;
+  if (k > rank) padded.insert(padded.begin(), k - rank, 1);
+  for (size_t j = 0; j < k; ++j) {
+    int64_t& d = padded[padded.size() - k + j];
+    int64_t t = tile[j];
+    if (d > INT64_MAX - t) return std::nullopt;
+    d = (d + t - 1) / t * t;
+  }
+  int64_t n = 1;
+  for (int64_t d : padded) {
+    if (d != 0 && n > INT64_MAX / d) return std::nullopt;
+    n *= d;
+  }
+  return n;
+}
+
 std::optional<int64_t> ByteSizeOf(const Shape& shape, const ByteSizeOptions& options) {
   if (shape.IsTuple()) return options.pointer_size * static_cast<int64_t>(shape.tuple_shapes.size());
   if (shape.is_buffer)
@@ -77,6 +140,8 @@ std::optional<int64_t> ByteSizeOf(const Shape& shape, const ByteSizeOptions& opt
   if (shape.element_type == PrimitiveType::kToken) return 0;
   if (shape.element_type == PrimitiveType::kOpaque) return options.pointer_size;
   std::optional<int64_t> elements = shape.ElementCount();
+  if (!elements) return std::nullopt;
+  if (shape.layout && !shape.layout->tiles.empty()) elements = TiledElementCount(shape, *elements);
   if (!elements) return std::nullopt;
   int64_t packed_bits = shape.layout ? shape.layout->element_size_in_bits : 0;
   if (packed_bits > 0) {

@@ -135,7 +135,9 @@ class SideBuilder {
   }
 
   void AddCopy(const Json& c) {
-    bool scalar = Bool(c, "scalar");
+    // "minor" (scalar copies and small constant prefetches) since JSON 1.x; older
+    // reports have only "scalar".
+    bool scalar = Field(c, "minor").is_boolean() ? Bool(c, "minor") : Bool(c, "scalar");
     SourceFacts src = SourceOf(c);
     size_t depth = Count(c, "enclosing_loops");
     DiffSide s;

@@ -106,6 +106,7 @@ Json CopyJson(const CopyFinding& c) {
   j["class"] = Str(CopyClassName(c.copy_class));
   j["shape"] = c.shape->ToString();
   j["scalar"] = c.scalar;
+  j["minor"] = c.minor;
   j["bytes"] = Opt(c.bytes);
   j["executions"] = Opt(c.executions);
   j["executions_upper_bound"] = c.executions_upper_bound;

@@ -65,7 +65,7 @@ std::string LoopNode(const ModuleCheck& check, size_t li, const LoopGraphOptions
   std::vector<std::pair<const CopyFinding*, size_t>> body_copies;
   for (size_t ci = 0; ci < check.copies.size(); ++ci) {
     const CopyFinding& c = check.copies[ci];
-    if (c.scalar || c.enclosing_loops.empty() || c.enclosing_loops.front() != loop) continue;
+    if (c.minor || c.enclosing_loops.empty() || c.enclosing_loops.front() != loop) continue;
     if (std::optional<int64_t> carry = CarryOf(c, loop))
       marks[*carry].copies.push_back({&c, ci});
     else
@@ -165,7 +165,7 @@ std::string LoopGraphDot(const ModuleCheck& check, const LoopGraphOptions& optio
   size_t drawn = std::min(check.loops.size(), options.max_loops);
   int64_t outside = 0;
   for (const CopyFinding& c : check.copies)
-    if (!c.scalar && c.enclosing_loops.empty()) ++outside;
+    if (!c.minor && c.enclosing_loops.empty()) ++outside;
   dot += fmt::format(
       "  entry [label=<<table border=\"0\" cellborder=\"1\" cellspacing=\"0\" cellpadding=\"4\"><tr><td "
       "bgcolor=\"{}\"><b>ENTRY</b>&#160;{}</td></tr><tr><td>{} loop{}{}; {} array cop{} outside "

@@ -18,7 +18,7 @@ namespace {
 
 void CopiesSection(const ModuleCheck& m, const CheckTextOptions& options, std::ostream& out) {
   out << "\nCOPIES (by bytes moved per call)\n";
-  int64_t scalars = 0, scalar_bytes = 0;
+  int64_t scalars = 0, prefetches = 0, scalar_bytes = 0;
   // Copies with the same cause, loop, line and shape are one row with a
   // count (a read-after-update copies the buffer twice: copy.7 and copy).
   struct Row {
@@ -31,8 +31,8 @@ void CopiesSection(const ModuleCheck& m, const CheckTextOptions& options, std::o
     if (c.total_bytes && *c.total_bytes < options.min_copy_bytes_shown) continue;
     // Scalar copies (loop counters, constants that start a loop) cost
     // nothing worth a line each; JSON still lists them.
-    if (c.scalar) {
-      ++scalars;
+    if (c.minor) {
+      ++(c.scalar ? scalars : prefetches);
       scalar_bytes = SatAdd(scalar_bytes, c.total_bytes.value_or(0));
       continue;
     }
@@ -69,9 +69,14 @@ void CopiesSection(const ModuleCheck& m, const CheckTextOptions& options, std::o
     std::string hint = CauseHint(c);
     if (!hint.empty()) out << fmt::format("  {:<22} hint:  {}\n", "", hint);
   }
-  if (scalars > 0)
+  if (scalars > 0 && prefetches == 0)
     out << fmt::format("  + {} scalar cop{} ({} per call: loop counters and loop-start constants)\n", scalars,
                        scalars == 1 ? "y" : "ies", HumanBytes(scalar_bytes));
+  else if (scalars + prefetches > 0)
+    out << fmt::format(
+        "  {} ({} per call: loop counters, loop-start constants, small constants moved to another memory "
+        "space)\n",
+        MinorCopiesText(scalars, prefetches), HumanBytes(scalar_bytes));
 }
 
 void UpdatesSection(const ModuleCheck& m, std::ostream& out) {

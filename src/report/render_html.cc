@@ -80,7 +80,7 @@ std::string ConfirmationCell(const UpdateFinding& u) {
 }
 
 bool IsSmall(const CopyFinding& c, const HtmlReportOptions& options) {
-  return c.scalar || (c.total_bytes && *c.total_bytes < options.small_copy_bytes);
+  return c.minor || (c.total_bytes && *c.total_bytes < options.small_copy_bytes);
 }
 
 void CopyRows(const ModuleContext& m, const std::vector<size_t>& rows, std::ostream& out) {

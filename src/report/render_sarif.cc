@@ -170,7 +170,7 @@ void WriteCheckSarif(const std::vector<const ModuleCheck*>& modules, const Sarif
   std::map<std::string, int> occurrences;
   for (const ModuleCheck* m : modules) {
     for (const CopyFinding& c : m->copies) {
-      if (c.scalar || c.total_bytes.value_or(c.bytes.value_or(0)) < options.min_bytes) continue;
+      if (c.minor || c.total_bytes.value_or(c.bytes.value_or(0)) < options.min_bytes) continue;
       bool in_loop = !c.enclosing_loops.empty();
       if (!in_loop && c.cause.cause != CopyCause::kNonDonatedParameter) continue;
       std::string hint = CauseHint(c);

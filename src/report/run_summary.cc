@@ -81,7 +81,7 @@ RunRecord SummarizeRun(const ModuleCheck& check, const std::string& dump, const 
   r.buffer_assignment = check.buffer_assignment_applied;
   const CopyFinding* largest = nullptr;
   for (const CopyFinding& c : check.copies) {
-    if (c.scalar) continue;
+    if (c.minor) continue;
     ++r.array_copies;
     r.copies_per_call = SatAdd(r.copies_per_call, c.executions.value_or(1));
     r.bytes_per_call = SatAdd(r.bytes_per_call, c.total_bytes);

@@ -133,7 +133,23 @@ std::string ConditionalName(const CauseFacts& f) {
 
 }  // namespace
 
-std::string CauseDetail(const CopyFinding& c) {
+namespace {
+
+int64_t MemorySpaceOf(const Shape* s) { return s && s->layout ? s->layout->memory_space : 0; }
+
+// "from memory space 0 to 1 (a prefetch)". S(5) is host memory on GPU and
+// TPU (xla-reference §1.8); other non-zero spaces are the backend's faster
+// or special memories (TPU: VMEM, SMEM, sync flags).
+std::string MemorySpaceMoveText(const CopyFinding& c) {
+  int64_t from = MemorySpaceOf(c.source_shape), to = MemorySpaceOf(c.shape);
+  std::string_view kind = to == 5     ? "an offload to host memory"
+                          : from == 5 ? "a load from host memory"
+                          : to != 0   ? "a prefetch"
+                                      : "an eviction back to device memory";
+  return fmt::format("from memory space {} to {} ({})", from, to, kind);
+}
+
+std::string RuleDetail(const CopyFinding& c) {
   const CauseFacts& f = c.cause;
   const HloPosition& src = c.copied_from;
   switch (f.rule) {
@@ -141,7 +157,7 @@ std::string CauseDetail(const CopyFinding& c) {
       return fmt::format("layout {} -> {}: a physical transpose chosen by layout assignment",
                          LayoutText(c.source_shape), LayoutText(c.shape));
     case CauseRule::kMemorySpaceMove:
-      return "moves the buffer between memory spaces (prefetch, eviction or host offload)";
+      return fmt::format("moves the buffer {}", MemorySpaceMoveText(c));
     case CauseRule::kBranchUpdatesOperand:
       return fmt::format(
           "branch {} updates the array {} hands it ({}) in place; the operand must stay intact, so "
@@ -219,6 +235,18 @@ std::string CauseDetail(const CopyFinding& c) {
       break;
   }
   return fmt::format("copy of {}; no rule explains it", PositionText(src));
+}
+
+}  // namespace
+
+std::string CauseDetail(const CopyFinding& c) {
+  std::string detail = RuleDetail(c);
+  // A move that plays a protective copy's role: the cause is the reason the
+  // copy exists, the move is how XLA made it (TPU copies a non-donated
+  // argument by moving it into S(1) and updating it there).
+  if (c.copy_class == CopyClass::kMemorySpaceMove && c.cause.rule != CauseRule::kMemorySpaceMove)
+    detail += fmt::format("; XLA makes this copy by moving the buffer {}", MemorySpaceMoveText(c));
+  return detail;
 }
 
 std::string CauseHint(const CopyFinding& c) {
@@ -497,18 +525,26 @@ std::vector<std::string> KernelFindingLines(const FusionSummary& f) {
 // ---------------------------------------------------------------------------
 // Headline
 
+std::string MinorCopiesText(int64_t scalars, int64_t prefetches) {
+  std::vector<std::string> parts;
+  if (scalars > 0) parts.push_back(fmt::format("+{} scalar cop{}", scalars, scalars == 1 ? "y" : "ies"));
+  if (prefetches > 0)
+    parts.push_back(fmt::format("+{} constant prefetch{}", prefetches, prefetches == 1 ? "" : "es"));
+  return fmt::format("{}", fmt::join(parts, ", "));
+}
+
 std::string Headline(const ModuleCheck& m) {
   std::string_view name = m.module->name();
   // Array copies are the answer; scalar ones (loop counters) are only
   // mentioned. A plain sum plus a flag: std::optional here trips GCC 12's
   // -Wmaybe-uninitialized.
-  int64_t n = 0, scalars = 0;
+  int64_t n = 0, scalars = 0, prefetches = 0;
   int64_t sum = 0;
   bool known = true;
   std::map<const HloInstruction*, int64_t> by_loop;  // outermost loop -> bytes
   for (const CopyFinding& c : m.copies) {
-    if (c.scalar) {
-      ++scalars;
+    if (c.minor) {
+      ++(c.scalar ? scalars : prefetches);
       continue;
     }
     ++n;
@@ -521,8 +557,8 @@ std::string Headline(const ModuleCheck& m) {
       in_loop = SatAdd(in_loop, *c.total_bytes);
     }
   }
-  std::string scalar_note =
-      scalars == 0 ? "" : fmt::format(" (+{} scalar cop{})", scalars, scalars == 1 ? "y" : "ies");
+  std::string scalar_note = MinorCopiesText(scalars, prefetches);
+  if (!scalar_note.empty()) scalar_note = " (" + scalar_note + ")";
   // A verdict XLA's buffer assignment contradicts is never "in place".
   int64_t contradicted = 0;
   for (const UpdateFinding& u : m.updates) contradicted += u.confirmation.confirmed == false;
@@ -553,7 +589,7 @@ std::string Headline(const ModuleCheck& m) {
     });
     std::string where;
     for (const CopyFinding& c : m.copies)
-      if (!c.scalar && !c.enclosing_loops.empty() && c.enclosing_loops.back() == top->first) {
+      if (!c.minor && !c.enclosing_loops.empty() && c.enclosing_loops.back() == top->first) {
         where = SourceText(c.source);
         break;
       }
@@ -566,7 +602,7 @@ std::string Headline(const ModuleCheck& m) {
 
 std::string LargestCopyLine(const ModuleCheck& m) {
   for (const CopyFinding& top : m.copies)
-    if (!top.scalar) return fmt::format("{} — {}", top.instruction()->name(), CauseDetail(top));
+    if (!top.minor) return fmt::format("{} — {}", top.instruction()->name(), CauseDetail(top));
   return "";
 }
 

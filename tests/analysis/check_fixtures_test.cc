@@ -1,10 +1,12 @@
-// Every JAX fixture (tests/fixtures/jax, compiled by tools/gen_fixtures.py):
+// Every JAX fixture (tests/fixtures/jax and the GPU/TPU tests/fixtures/jax-*,
+// compiled by tools/gen_fixtures.py):
 // each update verdict is confirmed by XLA's buffer assignment, every copy
 // has bytes and a cause, and executions are known wherever the loops'
 // trip counts are. tests/python/test_check_vs_oracle.py additionally
 // compares against an independent oracle.
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <filesystem>
 
 #include "check_test_util.h"
@@ -19,12 +21,19 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// "jax/NAME" for the CPU fixtures, "jax-tpu-v5e/NAME", "jax-gpu-h100/NAME"…
+// for the compile-only GPU and TPU ones (tools/gen_fixtures.py --target).
 std::vector<std::string> FixtureNames() {
   std::vector<std::string> names;
-  fs::path dir = fs::path(HLOSCOPE_SOURCE_DIR) / "tests/fixtures/jax";
+  fs::path root = fs::path(HLOSCOPE_SOURCE_DIR) / "tests/fixtures";
   std::error_code ec;
-  for (const auto& e : fs::directory_iterator(dir, ec))
-    if (fs::exists(e.path() / "buffer-assignment.txt")) names.push_back(e.path().filename());
+  for (const auto& set : fs::directory_iterator(root, ec)) {
+    std::string set_name = set.path().filename();
+    if (set_name != "jax" && set_name.rfind("jax-", 0) != 0) continue;
+    for (const auto& e : fs::directory_iterator(set.path(), ec))
+      if (fs::exists(e.path() / "buffer-assignment.txt"))
+        names.push_back(set_name + "/" + e.path().filename().string());
+  }
   std::sort(names.begin(), names.end());
   return names;
 }
@@ -32,7 +41,7 @@ std::vector<std::string> FixtureNames() {
 class FixtureTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(FixtureTest, VerdictsConfirmedByBufferAssignment) {
-  fs::path dir = fs::path(HLOSCOPE_SOURCE_DIR) / "tests/fixtures/jax" / GetParam();
+  fs::path dir = fs::path(HLOSCOPE_SOURCE_DIR) / "tests/fixtures" / GetParam();
   auto group = ParseHloFile((dir / "module.hlo.txt").string());
   ASSERT_TRUE(group.ok()) << group.error().Format();
   auto ba = ReadBufferAssignmentFile((dir / "buffer-assignment.txt").string());
@@ -63,8 +72,12 @@ TEST_P(FixtureTest, VerdictsConfirmedByBufferAssignment) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Jax, FixtureTest, ::testing::ValuesIn(FixtureNames()),
-                         [](const auto& info) { return info.param; });
+INSTANTIATE_TEST_SUITE_P(Jax, FixtureTest, ::testing::ValuesIn(FixtureNames()), [](const auto& info) {
+  std::string name = info.param;
+  for (char& c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return name;
+});
 
 }  // namespace
 }  // namespace hloscope

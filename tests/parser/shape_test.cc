@@ -53,6 +53,26 @@ TEST_F(ShapeTest, ScalarHasNoLayout) {
   EXPECT_EQ(s.ToString(), "s32[]");
 }
 
+// TPU layouts store whole tiles; the sizes below are the ones XLA:TPU's
+// buffer assignment lists for these shapes (tests/fixtures/jax-tpu-v5e).
+TEST_F(ShapeTest, TiledLayoutsCountPaddedTiles) {
+  EXPECT_EQ(ByteSizeOf(Parse("s32[2]{0:T(128)S(1)}")), 512);
+  EXPECT_EQ(ByteSizeOf(Parse("f32[100]{0:T(128)}")), 512);
+  EXPECT_EQ(ByteSizeOf(Parse("f32[1024]{0:T(1024)}")), 4096);
+  EXPECT_EQ(ByteSizeOf(Parse("f32[]{:T(128)}")), 512);  // a TPU scalar: one tile
+  EXPECT_EQ(ByteSizeOf(Parse("pred[]{:T(512)S(6)}")), 512);
+  // (8,128) tiles the two most-minor physical dimensions: {0,1} puts 256 last.
+  EXPECT_EQ(ByteSizeOf(Parse("bf16[256,64]{0,1:T(8,128)(2,1)}")), 256 * 64 * 2);
+  EXPECT_EQ(ByteSizeOf(Parse("f32[8,64]{1,0:T(8,128)}")), 8 * 128 * 4);
+  EXPECT_EQ(ByteSizeOf(Parse("f32[3,5]{1,0:T(8,128)}")), 8 * 128 * 4);
+  // Sub-byte: the padded elements, packed.
+  EXPECT_EQ(ByteSizeOf(Parse("s4[1000]{0:T(1024)(128)(8,1)E(4)}")), 512);
+  // A combined dimension (`*`) pads nothing we can know: the plain size.
+  EXPECT_EQ(ByteSizeOf(Parse("f32[3]{0:T(*,128)}")), 12);
+  // Untiled layouts are unchanged.
+  EXPECT_EQ(ByteSizeOf(Parse("f32[100]{0}")), 400);
+}
+
 TEST_F(ShapeTest, SpacesInsideDimensionsAndLayout) {
   const Shape& s = Parse("f32[ 2, 3 ]{ 1, 0 }");
   EXPECT_EQ(s.dimensions, (std::vector<int64_t>{2, 3}));
@@ -235,7 +255,7 @@ TEST_F(ShapeTest, ElementSizeAndMemorySpace) {
   EXPECT_EQ(s.layout->element_size_in_bits, 4);
   EXPECT_EQ(s.layout->memory_space, 1);
   EXPECT_EQ(s.layout->tiles, "(1024)(128)(2,1)");
-  EXPECT_EQ(ByteSizeOf(s), 4);
+  EXPECT_EQ(ByteSizeOf(s), 512);  // one whole (1024) tile of 4-bit elements
   EXPECT_EQ(Parse("f32[2]{0:S(5)}").layout->memory_space, 5);
 }
 

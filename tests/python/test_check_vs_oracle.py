@@ -18,10 +18,17 @@ from conftest import ROOT
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 import compare_with_oracle  # noqa: E402
 
-FIXTURES = sorted(glob.glob(os.path.join(ROOT, "tests", "fixtures", "jax", "*", "buffer-assignment.txt")))
+# CPU (tests/fixtures/jax) and the compile-only GPU/TPU sets (jax-gpu-h100, jax-tpu-v5e, ...).
+FIXTURES = sorted(glob.glob(os.path.join(ROOT, "tests", "fixtures", "jax", "*", "buffer-assignment.txt")) +
+                  glob.glob(os.path.join(ROOT, "tests", "fixtures", "jax-*", "*", "buffer-assignment.txt")))
 
 
-@pytest.mark.parametrize("ba", FIXTURES, ids=lambda p: os.path.basename(os.path.dirname(p)))
+def _id(p):
+    d = os.path.dirname(p)
+    return f"{os.path.basename(os.path.dirname(d))}/{os.path.basename(d)}"
+
+
+@pytest.mark.parametrize("ba", FIXTURES, ids=_id)
 def test_fixture_agrees_with_oracle(hloscope_bin, ba):
     result = compare_with_oracle.compare(hloscope_bin, os.path.dirname(ba))
     assert result["false_in_place"] == 0
@@ -30,3 +37,5 @@ def test_fixture_agrees_with_oracle(hloscope_bin, ba):
 
 def test_there_are_at_least_30_fixtures():
     assert len(FIXTURES) >= 30
+    backends = {os.path.basename(os.path.dirname(os.path.dirname(p))) for p in FIXTURES}
+    assert {"jax", "jax-gpu-h100", "jax-tpu-v5e"} <= backends

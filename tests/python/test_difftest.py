@@ -49,7 +49,7 @@ def test_rendered_programs_are_valid_python():
     for i in range(200):
         src = S.render(generator.generate(3, i))
         compile(src, f"p3_{i}.py", "exec")
-        assert "def make_args()" in src and "def dump(out_dir)" in src
+        assert "def make_args()" in src and "def dump(out_dir, device=None)" in src
 
 
 def test_generator_covers_the_constructs():
@@ -198,3 +198,32 @@ def test_fixed_seed_subset_agrees_with_oracle(hloscope_bin):
     assert not unknown, "new mismatches (run tools/difftest.py to save reproducers): %r" % unknown
     if seen_known:
         pytest.xfail("open bugs: " + "; ".join(f"{s} ({known[s]})" for s in sorted(seen_known)))
+
+
+# A smaller fixed subset compiled for one GPU and one TPU without the hardware (the
+# compile-only packages: `bash tools/install-deps.sh --backends`, which .ci/run does).
+BACKEND_DISTS = {"tpu-v5e": "libtpu", "gpu-h100": "jax-cuda12-plugin"}
+
+
+@pytest.mark.parametrize("target", sorted(BACKEND_DISTS))
+def test_fixed_seed_subset_agrees_with_oracle_on_gpu_and_tpu(hloscope_bin, target):
+    pytest.importorskip("jax")
+    from importlib import metadata
+    try:
+        metadata.version(BACKEND_DISTS[target])
+    except metadata.PackageNotFoundError:
+        pytest.skip(f"{BACKEND_DISTS[target]} not installed (bash tools/install-deps.sh --backends)")
+    old = runner.TARGET
+    runner.TARGET = target
+    try:
+        # A fresh compile worker per target (each worker knows one target's devices).
+        runner.compiler().close()
+        recs = runner.run(hloscope_bin, CI_SEED + 1, 40, save_dir=None, log=lambda m: None)
+    finally:
+        runner.TARGET = old
+        runner.compiler().close()
+    assert len(recs) == 40
+    assert not [(r["name"], r["invalid"]) for r in recs if r.get("invalid")]
+    problems = [(r["name"], r["problems"]) for r in recs if r.get("problems")]
+    assert problems == []
+    assert sum(r["n"]["false_in_place"] for r in recs) == 0

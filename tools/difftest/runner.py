@@ -27,6 +27,7 @@ from collections import Counter
 from typing import List, Optional
 
 from . import generator, spec as specmod
+from .summary import format_summary, summarize  # noqa: F401  (re-exported)
 
 TOOLS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ROOT = os.path.dirname(TOOLS)
@@ -34,6 +35,10 @@ DEFAULT_SAVE = os.path.join(ROOT, "tests", "fixtures", "difftest")
 sys.path.insert(0, TOOLS)
 import compare_with_oracle  # noqa: E402
 from hloscope_bin import find_hloscope_bin  # noqa: E402
+
+# What programs are compiled for (--target): "cpu", or a GPU/TPU target of
+# python/hloscope/_targets.py compiled without the hardware. One per run.
+TARGET = "cpu"
 
 # Bound here, so that --compare (use_compare_module) does not need to define it.
 IN_PLACE_CLAIMS = compare_with_oracle.IN_PLACE_CLAIMS
@@ -175,7 +180,10 @@ class Compiler:
         return re.sub(r"^[FEW]\d{4} [\d:.]+\s+\d+\s+", "", lines[-1])[:200] if lines else "?"
 
     def build(self, src: str, out_dir: str) -> None:
-        r = self._ask({"src": src, "out": out_dir})
+        req = {"src": src, "out": out_dir}
+        if TARGET != "cpu":
+            req["target"] = TARGET
+        r = self._ask(req)
         if "error" in r:
             raise CompileError(r["error"])
 
@@ -268,6 +276,8 @@ def compare_dir(binary: str, d: str) -> dict:
 def run_spec(binary: str, sp: dict, keep: Optional[str] = None) -> dict:
     """Render, compile and compare one spec.  rec['invalid'] is set if it does not compile."""
     rec: dict = {"name": sp["name"], "seed": sp.get("seed"), "index": sp.get("index")}
+    if TARGET != "cpu":
+        rec["target"] = TARGET
     try:
         src = specmod.render(sp)
     except specmod.SpecError as e:
@@ -380,92 +390,7 @@ def save_reproducer(binary: str, sp: dict, sig: str, original: List[str], save_d
     return dest
 
 
-# ----------------------------------------------------------------------------- statistics
-
-def summarize(records: List[dict]) -> dict:
-    valid = [r for r in records if not r.get("invalid")]
-    tot = Counter()
-    bad = Counter()
-    sigs = Counter()
-    verdicts = Counter()
-    causes = Counter()
-    for r in valid:
-        for k, v in r.get("n", {}).items():
-            if isinstance(v, int) and k != "false_in_place":
-                tot[k] += v
-        vs = r.get("n", {}).get("verdicts", {})
-        tot["in_place_claims"] += sum(vs.get(v, 0) for v in IN_PLACE_CLAIMS)
-        # the same false claim may show up in both checks: count it once
-        tot["false_in_place"] += max(r.get("n", {}).get("in_place_contradicted", 0),
-                                     sum(1 for p in r["problems"] if category(p) == "false_in_place"))
-        verdicts.update(r.get("n", {}).get("verdicts", {}))
-        causes.update(r.get("n", {}).get("causes", {}))
-        for p in r["problems"]:
-            bad[category(p)] += 1
-            if p.startswith("copy missed"):
-                bad["copies_missed"] += 1
-            if p.startswith("copy invented"):
-                bad["copies_invented"] += 1
-        for s in set(r.get("signatures") or [signature(p) for p in r["problems"]]):
-            sigs[s] += 1
-    claims = {
-        "copies": (tot["copies"] + bad["copies_invented"], bad["copies"]),
-        "bytes": (tot["copies"] - bad["copies_missed"], bad["bytes"]),
-        "update verdicts": (tot["updates"] + tot["oop_fusions"], bad["verdicts"]),
-        # in-place claims where XLA did not share: the oracle's check (updates XLA kept apart) plus
-        # hloscope's own claims the buffer assignment contradicts
-        "false in-place claims": (tot["in_place_claims"], tot["false_in_place"]),
-        "confirmed verdicts": (tot["hl_updates"], bad["confirmed"]),
-        "trip counts": (tot["known_trips"], bad["trips"]),
-    }
-    return {
-        "programs": len(records),
-        "valid": len(valid),
-        "invalid": len(records) - len(valid),
-        "invalid_reasons": dict(Counter((r["invalid"] or "")[:60] for r in records if r.get("invalid"))),
-        "with_mismatch": sum(1 for r in valid if r["problems"]),
-        "crashes": bad["crash"],
-        "claims": {k: {"compared": n, "disagree": d} for k, (n, d) in claims.items()},
-        "totals": {k: tot[k] for k in ("copies", "copy_bytes", "updates", "shared", "not_shared",
-                                       "oop_fusions", "hl_updates", "loops", "known_trips")},
-        "verdicts": dict(verdicts),
-        "causes": dict(causes),
-        "signatures": dict(sigs.most_common()),
-    }
-
-
-def format_summary(s: dict, markdown: bool = False) -> str:
-    lines = []
-    if markdown:
-        lines.append(f"{s['programs']} programs ({s['valid']} compiled, {s['invalid']} rejected by JAX), "
-                     f"{s['with_mismatch']} with a mismatch.\n")
-        lines.append("| claim | compared | disagree | agreement |")
-        lines.append("|---|---:|---:|---:|")
-    else:
-        lines.append(f"{s['programs']} programs: {s['valid']} compiled, {s['invalid']} invalid, "
-                     f"{s['with_mismatch']} with mismatches")
-    for k, v in s["claims"].items():
-        n, d = v["compared"], v["disagree"]
-        agree = "n/a" if n == 0 else f"{100.0 * (n - d) / n:.2f} %"
-        if k == "false in-place claims":
-            k = "in-place claims (false ones)"
-        if markdown:
-            lines.append(f"| {k} | {n} | {d} | {agree} |")
-        else:
-            lines.append(f"  {k:30s} compared {n:6d}  disagree {d:5d}  {agree}")
-    if not markdown:
-        t = s["totals"]
-        lines.append(f"  oracle: {t['copies']} copies ({t['copy_bytes']} B), {t['updates']} updates "
-                     f"({t['shared']} shared, {t['not_shared']} not), {t['oop_fusions']} out-of-place "
-                     f"fusions, {t['loops']} loops ({t['known_trips']} known trip counts)")
-        lines.append(f"  hloscope verdicts: {s['verdicts']}")
-        lines.append(f"  hloscope copy causes: {s['causes']}")
-        if s["invalid_reasons"]:
-            lines.append(f"  invalid: {s['invalid_reasons']}")
-        for sig, c in s["signatures"].items():
-            lines.append(f"  {c:5d} programs: {sig}")
-    return "\n".join(lines)
-
+# Statistics (summarize, format_summary) live in summary.py.
 
 # ----------------------------------------------------------------------------- driver
 
@@ -569,7 +494,12 @@ def main(argv=None) -> int:
     ap.add_argument("--json", help="write the summary as JSON here")
     ap.add_argument("--print-source", action="store_true", help="print program --start and exit")
     ap.add_argument("--compare", metavar="PY", help="use this compare_with_oracle.py instead of tools/'s")
+    ap.add_argument("--target", default="cpu",
+                    help="compile for cpu (default), gpu-h100, gpu-a100, tpu-v5e, tpu-v4, tpu-v6e "
+                         "(without the hardware: needs `tools/install-deps.sh --backends`)")
     a = ap.parse_args(argv)
+    global TARGET
+    TARGET = a.target
 
     if a.compare:
         use_compare_module(a.compare)
@@ -597,10 +527,17 @@ def main(argv=None) -> int:
             if run_bin != binary:
                 os.unlink(run_bin)
         s = summarize(recs)
-        s["jax_version"] = compiler().versions()["jax"]
+        versions = compiler().versions()
+        s["jax_version"] = versions["jax"]
+        s["target"] = TARGET
+        if TARGET.startswith("tpu") and "libtpu" in versions:
+            s["libtpu_version"] = versions["libtpu"]
+        if TARGET.startswith("gpu") and "cuda_plugin" in versions:
+            s["cuda_plugin_version"] = versions["cuda_plugin"]
         compiler().close()
         s["command"] = (f"python3 tools/difftest.py --n {a.n} --seed {a.seed}"
-                        + (f" --start {a.start}" if a.start else ""))
+                        + (f" --start {a.start}" if a.start else "")
+                        + (f" --target {TARGET}" if TARGET != "cpu" else ""))
         s["seconds"] = round(time.time() - t0, 1)
     print(format_summary(s, a.markdown))
     if a.json:

@@ -430,15 +430,23 @@ def make_args():
     return tuple(out)
 
 
-def dump(out_dir):
-    """Compile on CPU with XLA dumps; copy the optimized HLO and the buffer assignment to out_dir."""
+def dump(out_dir, device=None):
+    """Compile with XLA dumps; copy the optimized HLO and the buffer assignment to out_dir.
+
+    On this machine's CPU, or for `device` (a GPU/TPU device from a compile-only topology,
+    as tools/difftest --target makes): the arguments become ShapeDtypeStructs on it."""
     os.makedirs(out_dir, exist_ok=True)
+    args = make_args()
+    if device is not None:
+        sharding = jax.sharding.SingleDeviceSharding(device)
+        args = tuple(jax.ShapeDtypeStruct(a.shape, a.dtype, sharding=sharding) for a in args)
     with tempfile.TemporaryDirectory(prefix="difftest-") as tmp:
-        jax.jit({name}, donate_argnums=DONATE).lower(*make_args()).compile(
+        jax.jit({name}, donate_argnums=DONATE).lower(*args).compile(
             compiler_options={{"xla_dump_to": tmp}})
         for suffix, dest in ((".txt", "module.hlo.txt"),
                              ("-buffer-assignment.txt", "buffer-assignment.txt")):
-            hits = glob.glob(os.path.join(tmp, f"module_*.jit_{{NAME}}.cpu_after_optimizations{{suffix}}"))
+            # cpu_after_optimizations, sm_9.0a_gpu_after_optimizations, TPU's cl_<build>.after_optimizations
+            hits = glob.glob(os.path.join(tmp, f"module_*.jit_{{NAME}}.*after_optimizations{{suffix}}"))
             if len(hits) != 1:
                 raise RuntimeError(f"expected one dump for {{suffix}}, found {{hits}}")
             shutil.copyfile(hits[0], os.path.join(out_dir, dest))

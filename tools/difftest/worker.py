@@ -4,6 +4,8 @@ and answers one JSON line on its original stdout.  It imports JAX once; when XLA
 a fresh worker.
 
     {"src": SOURCE, "out": DIR}  -> {"ok": true} | {"error": "Type: message"}   (runs SOURCE's dump(DIR))
+    {"src": ..., "out": ..., "target": "tpu-v5e"}  the same, compiled for that target without the
+                                 hardware (python/hloscope/_targets.py; needs the compile-only packages)
     {"version": true}            -> {"jax": "...", "jaxlib": "..."}
 """
 import json
@@ -20,16 +22,29 @@ def main() -> int:
     warnings.filterwarnings("ignore")
     import jax
     import jaxlib
+    targets = None
     n = 0
     for line in sys.stdin:
         req = json.loads(line)
         if req.get("version"):
             resp = {"jax": jax.__version__, "jaxlib": jaxlib.__version__}
+            from importlib import metadata
+            for key, dist in (("libtpu", "libtpu"), ("cuda_plugin", "jax-cuda12-plugin")):
+                try:
+                    resp[key] = metadata.version(dist)
+                except metadata.PackageNotFoundError:
+                    pass
         else:
             try:
                 ns = {"__name__": "difftest_program", "__file__": "program.py"}
                 exec(compile(req["src"], "program.py", "exec"), ns)
-                ns["dump"](req["out"])
+                target = req.get("target") or "cpu"
+                if target == "cpu":
+                    ns["dump"](req["out"])
+                else:
+                    if targets is None:
+                        import hloscope_targets as targets  # tools/ is on PYTHONPATH
+                    ns["dump"](req["out"], targets.device_for(target))
                 resp = {"ok": True}
             except Exception as e:  # JAX rejected the program
                 msg = str(e).strip().splitlines()[0] if str(e).strip() else ""

@@ -151,6 +151,10 @@ struct CauseFacts {
   bool in_loop = false;
 };
 
+// The largest constant prefetch still summarised with scalar copies: two
+// TPU tiles of 128 words.
+inline constexpr int64_t kSmallPrefetchBytes = 1024;
+
 struct CopyFinding {
   // The copy: the instruction, and the index of its output that holds the
   // copied value ({} for copy, {0} for copy-start, the root tuple element of
@@ -161,8 +165,13 @@ struct CopyFinding {
   const Shape* shape = nullptr;         // destination
   const Shape* source_shape = nullptr;  // what it copies from
   // Rank 0 (loop counters, loop-start constants): real, but never what
-  // makes a program slow; renderers summarise them and gates skip them.
+  // makes a program slow.
   bool scalar = false;
+  // Scalar, or a small constant moved into another memory space (TPU moves
+  // index tables and loop bounds such as an s32[2] to S(1); at most
+  // kSmallPrefetchBytes), whatever its cause: renderers summarise these and
+  // gates skip them.
+  bool minor = false;
   std::optional<int64_t> bytes;
   std::optional<int64_t> executions;
   std::optional<int64_t> total_bytes;

@@ -29,6 +29,11 @@ struct InPlacePair {
 
 std::vector<InPlacePair> GetInPlaceInputOutputPairs(const HloInstruction& instr);
 
+// TPU's `"aliasing_operands":{"lists":[{"indices":["0","2"]}]}` in the
+// backend_config: operand k of n shares the buffer of output leaf m when a
+// list holds both k and n + m. Annotated pairs; scalars included.
+std::vector<InPlacePair> ParseAliasingOperands(const HloInstruction& instr);
+
 // Parses `output_to_operand_aliasing={{0}: (1, {}), {1}: (2, {0})}`.
 std::vector<InPlacePair> ParseOutputToOperandAliasing(std::string_view value);
 

@@ -63,8 +63,14 @@ struct ByteSizeOptions {
 // Bytes of one buffer of this shape, as xla::ShapeUtil::ByteSizeOf: arrays
 // elements × byte width (E(n) packs bits), tuples only their index table
 // (pointer_size × elements), token 0, opaque pointer_size, b(...) its inner
-// array. nullopt when unknowable (unknown type, unbounded dimension).
+// array. A tiled layout (`T(8,128)`) counts its padded elements
+// (TiledElementCount), as the buffer assignment does on TPU. nullopt when
+// unknowable (unknown type, unbounded dimension).
 std::optional<int64_t> ByteSizeOf(const Shape& shape, const ByteSizeOptions& options = {});
+// The elements a tiled array stores: its dimensions padded to whole tiles of
+// the layout's first tile (xla::ShapeUtil::ArraySize). `elements` when the
+// layout has no usable tile; nullopt on overflow. Requires shape.layout.
+std::optional<int64_t> TiledElementCount(const Shape& shape, int64_t elements);
 // Sum of ByteSizeOf over all array leaves, plus tuple index tables.
 std::optional<int64_t> TotalByteSizeOf(const Shape& shape, const ByteSizeOptions& options = {});
 // Sum of ByteSizeOf over all leaves, without tuple index tables: what a user

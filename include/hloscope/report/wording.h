@@ -81,6 +81,9 @@ std::string ScalingText(const LoopScaling& scaling);
 // The one-line answer for a module, e.g. "jit_f: 2 copies, 400 MiB moved
 // per call, 99% inside while.7 at dir/train.py:42."
 std::string Headline(const ModuleCheck& module);
+// "+2 scalar copies, +1 constant prefetch" (empty when both are 0): the
+// copies check summarises instead of listing (CopyFinding::minor).
+std::string MinorCopiesText(int64_t scalars, int64_t prefetches);
 // `copy.7 — cause detail`: what the headline's second line says about the
 // largest array copy; "" when there is none.
 std::string LargestCopyLine(const ModuleCheck& module);
