@@ -54,10 +54,30 @@ HloPosition DefiningPosition(const HloInstruction* instr, const ShapeIndex& inde
         instr = callee->root_instruction();
         continue;
       }
+      case HloOpcode::kAsyncDone: {
+        // async-done returns element {1} of its async-start: the wrapped
+        // computation's result (newest XLA:GPU runs fusions this way).
+        if (instr->operand_count() < 1) return {instr, idx};
+        const HloInstruction* start = instr->operand(0);
+        HloComputation* callee =
+            start->opcode() == HloOpcode::kAsyncStart ? start->called(CallRole::kCalls) : nullptr;
+        if (!callee) return {instr, idx};
+        instr = callee->root_instruction();
+        continue;
+      }
       case HloOpcode::kParameter: {
         // Parameters of a called computation forward the caller's operand;
         // while bodies/conditions and everything else define (phi) values.
         const HloComputation* comp = instr->parent();
+        // The computation an async-start wraps reads the async-start's operands.
+        if (comp->callers().size() == 1 && comp->callers()[0]->opcode() == HloOpcode::kAsyncStart) {
+          const HloInstruction* caller = comp->callers()[0];
+          int64_t n = instr->parameter_number();
+          if (n < caller->operand_count()) {
+            instr = caller->operand(n);
+            continue;
+          }
+        }
         if (comp->callers().size() == 1 && RoleOf(*comp) == ComputationRole::kCall) {
           const HloInstruction* caller = comp->callers()[0];
           int64_t n = instr->parameter_number();

@@ -321,3 +321,37 @@ def test_gpu_copies_are_the_copy_thunks_that_run(hloscope_bin, name):
         if any(i.opcode in ("slice", "dynamic-slice") for i in mod.comps[comp].instrs):
             continue
         assert caller in updated_by, f"{n}: its fusion {caller} is not an update hloscope lists"
+
+
+# ----------------------------------------------------------------------------- newest JAX
+
+NEWEST_GPU = "jax-gpu-h100.jax0.12.0.1"
+
+
+def test_newest_jax_gpu_fixtures_have_the_same_semantic_causes(hloscope_bin):
+    # The same programs compiled by JAX 0.12.0.1 (Python 3.12, jax-cuda12-plugin 0.12.0.1):
+    # its XLA runs fusions as async-start/async-done pairs and prints no get-tuple-element
+    # lines, yet every copy gets the cause it gets under 0.10.2, and every update's verdict.
+    # (test_check_vs_oracle checks each of them against the buffer assignment too.)
+    names = _names(NEWEST_GPU)
+    assert len(names) >= 50 and set(names) <= set(_names("jax-gpu-h100"))
+    compared, disagreements = 0, []
+    for name in names:
+        old, new = (check(hloscope_bin, s, name) for s in ("jax-gpu-h100", NEWEST_GPU))
+        with open(os.path.join(FIXTURES, NEWEST_GPU, name, "meta.json")) as f:
+            assert json.load(f)["jax_version"] == "0.12.0.1"
+        a, b = _semantic_causes(old), _semantic_causes(new)
+        # Newer XLA drops some copies (the conditional-branch copies of cond_passthrough_in_loop
+        # and switch_in_loop): compare the copies both compilations make.
+        for key in set(a) & set(b):
+            compared += 1
+            if a[key] != b[key]:
+                disagreements.append(f"{name} {key}: {sorted(a[key])} -> {sorted(b[key])}")
+        # In place (on a copy or not) versus a full rewrite: the same kind of verdict.
+        kind = {"in-place": "in place", "in-place-on-copy": "in place"}
+        verdicts = [sorted(kind.get(u["verdict"], u["verdict"]) for u in m["updates"]) for m in (old, new)]
+        if verdicts[0] != verdicts[1]:
+            disagreements.append(f"{name} verdicts: {verdicts[0]} -> {verdicts[1]}")
+        assert all(u["confirmed"] is True for u in new["updates"]), name
+    assert disagreements == []
+    assert compared >= 20
