@@ -301,9 +301,14 @@ void ExplainCopy(const CheckContext& ctx, const CopySite& site, CopyFinding* cop
   e.role = RoleOf(*e.comp);
   e.in_loop = e.role == ComputationRole::kWhileBody || !ctx.counts().EnclosingLoops(e.comp).empty();
   CauseFacts& facts = copy->cause;
-  facts = CauseFacts{};
-  facts.in_loop = e.in_loop;
-  if (!copy->feeds.empty()) facts.feed = copy->feeds.front();
+  // Rules that do not match may leave facts behind (a donation kind):
+  // the fallback starts from this again.
+  auto fresh = [&] {
+    facts = CauseFacts{};
+    facts.in_loop = e.in_loop;
+    if (!copy->feeds.empty()) facts.feed = copy->feeds.front();
+  };
+  fresh();
   // Layout copies need no dataflow evidence.
   if (copy->copy_class == CopyClass::kLayoutChange) {
     LayoutOrMemorySpace(e, &facts);
@@ -322,9 +327,7 @@ void ExplainCopy(const CheckContext& ctx, const CopySite& site, CopyFinding* cop
     if (e.feeds() || !e.outputs.empty())
       for (RuleFn fn : {&ConditionalBranch, &Constant, &EntryParameter, &ReadAfterUpdate})
         if (fn(e, &facts)) return;
-    facts = CauseFacts{};
-    facts.in_loop = e.in_loop;
-    if (!copy->feeds.empty()) facts.feed = copy->feeds.front();
+    fresh();
     facts.readers = e.readers;
     LayoutOrMemorySpace(e, &facts);
     return;

@@ -69,16 +69,9 @@ HloPosition DefiningPosition(const HloInstruction* instr, const ShapeIndex& inde
         // Parameters of a called computation forward the caller's operand;
         // while bodies/conditions and everything else define (phi) values.
         const HloComputation* comp = instr->parent();
-        // The computation an async-start wraps reads the async-start's operands.
-        if (comp->callers().size() == 1 && comp->callers()[0]->opcode() == HloOpcode::kAsyncStart) {
-          const HloInstruction* caller = comp->callers()[0];
-          int64_t n = instr->parameter_number();
-          if (n < caller->operand_count()) {
-            instr = caller->operand(n);
-            continue;
-          }
-        }
-        if (comp->callers().size() == 1 && RoleOf(*comp) == ComputationRole::kCall) {
+        // So do the computations an async-start wraps.
+        if (comp->callers().size() == 1 && (RoleOf(*comp) == ComputationRole::kCall ||
+                                            comp->callers()[0]->opcode() == HloOpcode::kAsyncStart)) {
           const HloInstruction* caller = comp->callers()[0];
           int64_t n = instr->parameter_number();
           if (n < caller->operand_count()) {

@@ -247,6 +247,17 @@ std::vector<InPlacePair> ParseOutputToOperandAliasing(std::string_view value) {
   return pairs;
 }
 
+namespace {
+
+// Declared pairs add to the discovered ones; one pair per operand/output.
+void AddUnlessPaired(std::vector<InPlacePair>* pairs, const InPlacePair& p) {
+  for (const InPlacePair& q : *pairs)
+    if (q.operand_number == p.operand_number && q.output_index == p.output_index) return;
+  pairs->push_back(p);
+}
+
+}  // namespace
+
 std::vector<InPlacePair> GetInPlaceInputOutputPairs(const HloInstruction& instr) {
   std::vector<InPlacePair> pairs;
   if (instr.opcode() == HloOpcode::kFusion) {
@@ -257,14 +268,8 @@ std::vector<InPlacePair> GetInPlaceInputOutputPairs(const HloInstruction& instr)
   }
   if (instr.opcode() == HloOpcode::kFusion || instr.opcode() == HloOpcode::kCustomCall ||
       instr.opcode() == HloOpcode::kAsyncStart) {
-    if (std::optional<std::string_view> a = instr.attribute("output_to_operand_aliasing")) {
-      for (const InPlacePair& p : ParseOutputToOperandAliasing(*a)) {
-        bool dup = false;
-        for (const InPlacePair& q : pairs)
-          dup |= q.operand_number == p.operand_number && q.output_index == p.output_index;
-        if (!dup) pairs.push_back(p);
-      }
-    }
+    if (std::optional<std::string_view> a = instr.attribute("output_to_operand_aliasing"))
+      for (const InPlacePair& p : ParseOutputToOperandAliasing(*a)) AddUnlessPaired(&pairs, p);
   }
   // TPU declares the same (and more) in its backend_config, but as
   // permission rather than promise: on plain instructions (`copy`,
@@ -272,15 +277,11 @@ std::vector<InPlacePair> GetInPlaceInputOutputPairs(const HloInstruction& instr)
   // its own (tools/difftest --target tpu-v5e found such copies and element-
   // wise ops), so only fusions and custom calls take these pairs, and only
   // for array outputs (TPU also lists scalar `add(i, 1)` into i).
-  bool declares = instr.opcode() == HloOpcode::kFusion || instr.opcode() == HloOpcode::kCustomCall;
-  for (const InPlacePair& p : declares ? ParseAliasingOperands(instr) : std::vector<InPlacePair>{}) {
-    const Shape* o = instr.shape().Subshape(p.output_index);
-    if (!o || !o->IsArray() || o->rank() == 0) continue;
-    bool dup = false;
-    for (const InPlacePair& q : pairs)
-      dup |= q.operand_number == p.operand_number && q.output_index == p.output_index;
-    if (!dup) pairs.push_back(p);
-  }
+  if (instr.opcode() == HloOpcode::kFusion || instr.opcode() == HloOpcode::kCustomCall)
+    for (const InPlacePair& p : ParseAliasingOperands(instr)) {
+      const Shape* o = instr.shape().Subshape(p.output_index);
+      if (o && o->IsArray() && o->rank() > 0) AddUnlessPaired(&pairs, p);
+    }
   // Only pairs that name a real operand: every consumer indexes operands by
   // operand_number, and `output_to_operand_aliasing={{}: (2147483648, {})}`
   // (found by the pipeline fuzzer) must not reach them.

@@ -39,13 +39,8 @@ TEST(BackendRulesTest, TpuAliasingOperandsAreInPlacePairs) {
       "  ROOT %r = ((f32[64]{0}, f32[64]{0}), s32[]) tuple(%fu, %inc)\n"
       "}\n");
   ASSERT_NE(m, nullptr);
-  const HloComputation* entry = m->entry_computation();
-  const HloInstruction* fu = nullptr;
-  const HloInstruction* inc = nullptr;
-  for (const HloInstruction* i : entry->instructions()) {
-    if (i->name() == "fu") fu = i;
-    if (i->name() == "inc") inc = i;
-  }
+  const HloInstruction* fu = m->entry_computation()->GetInstruction("fu");
+  const HloInstruction* inc = m->entry_computation()->GetInstruction("inc");
   ASSERT_TRUE(fu && inc);
   std::vector<InPlacePair> declared = ParseAliasingOperands(*fu);
   ASSERT_EQ(declared.size(), 1u);
