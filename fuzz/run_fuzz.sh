@@ -11,7 +11,7 @@
 #                             "BufferAssignment:" line; a structure-aware
 #                             mutator runs beside byte mutation
 #   parse_fuzzer              the parser and the printer's round trip
-#   buffer_assignment_fuzzer  the buffer-assignment parser
+#   buffer_assignment_fuzzer  the buffer-assignment and GPU thunk-dump parsers
 #
 # Seeds go to build/fuzz/seeds/TARGET; new inputs libFuzzer finds to
 # build/fuzz/corpus/TARGET; crashes, timeouts and leaks to
@@ -45,6 +45,10 @@ case $target in
     fi
     for f in "$root"/tests/fixtures/jax/*/buffer-assignment.txt; do
       copy_seed "$f" "jax_$(basename "$(dirname "$f")").txt"
+    done
+    # The same target reads the GPU thunk dumps (the other dump check reads).
+    for f in "$root"/tests/fixtures/jax-gpu-h100/*/thunk_metadata.txt; do
+      copy_seed "$f" "thunks_$(basename "$(dirname "$f")").txt"
     done
     ;;
   *)

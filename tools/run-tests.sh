@@ -15,6 +15,20 @@ ctest --preset dev -j2
 python3 -m pip install -q --no-build-isolation --disable-pip-version-check .
 HLOSCOPE_BIN="$PWD/build/dev/src/hloscope" python3 -m pytest -q tests/python
 
+# The newest JAX too, where tools/install-deps.sh --newest-jax made its venv
+# (a Python 3.12 is needed; .ci/run asks for it): the package built again
+# for that Python, the Python suite run again with it.
+newest=${HLOSCOPE_NEWEST_JAX_VENV:-build/py312}
+if [[ -x $newest/bin/python ]]; then
+  echo "hloscope: the Python suite again with $("$newest/bin/python" -c \
+    'import sys, jax; print(f"JAX {jax.__version__} on Python {sys.version.split()[0]}")')"
+  "$newest/bin/python" -m pip install -q --no-build-isolation --disable-pip-version-check .
+  HLOSCOPE_BIN="$PWD/build/dev/src/hloscope" "$newest/bin/python" -m pytest -q -p no:cacheprovider tests/python
+else
+  echo "hloscope: no newest-JAX venv ($newest): the Python suite ran with JAX 0.10.2 only" \
+    "(bash tools/install-deps.sh --newest-jax adds it where a Python 3.12 is)"
+fi
+
 # CI: a short run of each fuzzer (libFuzzer + ASan + UBSan, clang-14 from
 # tools/install-deps.sh) over the corpus and fixture seeds; a crash, hang,
 # leak or sanitizer report fails the run. HLOSCOPE_FUZZ_SECONDS=0 skips it;

@@ -230,6 +230,9 @@ class Copy:
     readers: list = field(default_factory=list)  # list[Ref]: reads of the old contents
     feeds: list = field(default_factory=list)  # list[Feed]
     source: Optional[Source] = None
+    # With XLA:GPU's thunk dump: {"id", "kind"} of the thunk that runs the copy
+    # ("kCopy": a device-to-device memcpy; other kinds are kernels).
+    thunk: Optional[dict] = None
     extra: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
@@ -390,6 +393,10 @@ class ModuleReport:
     headline: str = ""
     buffer_assignment: Optional[str] = None  # the dump the verdicts were checked against
     buffer_assignment_unused: Optional[str] = None  # a dump not applied (several modules)
+    buffer_assignment_mismatch: Optional[str] = None  # why that dump is another module's
+    # The copies checked against what XLA:GPU runs (thunk_metadata.txt), as in
+    # `check --format json`; None without a GPU thunk dump.
+    thunks: Optional[dict] = None
     parameters: list = field(default_factory=list)  # list[Parameter]
     copies: list = field(default_factory=list)  # list[Copy], by bytes moved, largest first
     updates: list = field(default_factory=list)  # list[Update]

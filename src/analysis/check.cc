@@ -5,20 +5,43 @@
 #include <algorithm>
 
 #include "check_context.h"
+#include "hloscope/analysis/buffer_assignment_match.h"
 #include "hloscope/analysis/call_graph.h"
+#include "hloscope/analysis/thunks.h"
 #include "hloscope/support/saturating.h"
 
 namespace hloscope {
 namespace {
 
+bool SameSource(const std::optional<SourceLocation>& a, const std::optional<SourceLocation>& b) {
+  return a && b && a->file == b->file && a->line == b->line && a->column == b->column &&
+         a->op_name == b->op_name;
+}
+
 // Copies carry no metadata of their own (except some GPU copy fusions):
 // they are placed, in this order, at the update that needed them, at the
 // value they copy, at the loop whose initial state they are, else at their
 // loop. `where`, `annotate` and `check` all use this one attribution.
+// Newer XLA (JAX 0.12) gives an inserted copy the metadata of its operand
+// or of the while it serves (the `scan`/`fori_loop` line), which is no more
+// the copy's line than on older XLA, where it has none: it is skipped the same.
+bool InheritedSource(const CheckContext& ctx, const CopySite& site, const CopyFinding& f,
+                     const HloPosition& src, const std::optional<SourceLocation>& own) {
+  if (!own) return false;
+  if (site.source && SameSource(own, ctx.Source(site.source))) return true;
+  if (src.instruction && SameSource(own, ctx.Source(src.instruction))) return true;
+  for (const CopyFeed& feed : f.feeds)
+    if (feed.kind == CopyFeed::Kind::kLoopState && SameSource(own, ctx.Source(feed.loop))) return true;
+  for (const HloInstruction* loop : ctx.counts().EnclosingLoops(site.copy.instruction->parent()))
+    if (SameSource(own, ctx.Source(loop))) return true;
+  return false;
+}
+
 std::optional<SourceLocation> AttributeCopy(const CheckContext& ctx, const CopySite& site,
                                             const CopyFinding& f, const std::vector<UpdateFinding>& updates) {
   std::optional<SourceLocation> own = ctx.Source(site.copy.instruction);
-  if (own && !own->file.empty()) return own;
+  HloPosition src = DefiningPosition(site.source, site.source_index);
+  if (own && !own->file.empty() && !InheritedSource(ctx, site, f, src, own)) return own;
   auto via = [](std::optional<SourceLocation> loc, SourceVia how) -> std::optional<SourceLocation> {
     if (!loc || loc->file.empty()) return std::nullopt;
     loc->via = how;
@@ -31,7 +54,6 @@ std::optional<SourceLocation> AttributeCopy(const CheckContext& ctx, const CopyS
     if (fed)
       if (auto loc = via(u.source, SourceVia::kUpdate)) return loc;
   }
-  HloPosition src = DefiningPosition(site.source, site.source_index);
   if (auto loc = via(ctx.Source(src.instruction), SourceVia::kCopiedValue)) return loc;
   for (const CopyFeed& feed : f.feeds)
     if (feed.kind == CopyFeed::Kind::kLoopState)
@@ -71,12 +93,19 @@ CopyFinding DescribeCopy(const CheckContext& ctx, const CopySite& s,
   return f;
 }
 
-ModuleCheck CheckModule(const HloModule& module, const ExecutionCounts& counts, const CheckOptions& options) {
-  CheckContext ctx(module, counts, options);
+ModuleCheck CheckModule(const HloModule& module, const ExecutionCounts& counts, const CheckOptions& given) {
   ModuleCheck result;
   result.module = &module;
-  result.buffer_assignment_path = options.buffer_assignment_path;
+  result.buffer_assignment_path = given.buffer_assignment_path;
+  // Another module's dump confirms nothing: it is not applied, and says why.
+  CheckOptions options = given;
+  if (options.buffer_assignment)
+    if (std::optional<std::string> why = ForeignBufferAssignment(*options.buffer_assignment, module)) {
+      result.buffer_assignment_mismatch = std::move(*why);
+      options.buffer_assignment = nullptr;
+    }
   result.buffer_assignment_applied = options.buffer_assignment != nullptr;
+  CheckContext ctx(module, counts, options);
   // Updates first: copy causes and sources look at which updates a copy feeds.
   result.updates = FindUpdates(ctx);
   for (const CopySite& s : ctx.sites()) result.copies.push_back(DescribeCopy(ctx, s, result.updates));
@@ -106,6 +135,8 @@ ModuleCheck CheckModule(const HloModule& module, const ExecutionCounts& counts, 
   }
   result.parameters = FindParameters(ctx);
   result.Reindex();
+  if (options.thunk_metadata)
+    CheckThunks(module, *options.thunk_metadata, options.thunk_metadata_path, &result);
   return result;
 }
 

@@ -106,6 +106,14 @@ bool ReadAfterUpdate(const Evidence& e, CauseFacts* f) {
   return false;
 }
 
+// A collective-permute (sync, or the done of a start) never writes into its
+// operand's buffer (XLA's CanShareOperandBufferWithUser: the send still
+// reads it while the receive lands), so a carry it produces arrives in a
+// second buffer and is copied back into the carry's own every iteration.
+bool ReceivedByCollectivePermute(const HloInstruction& s) {
+  return s.opcode() == HloOpcode::kCollectivePermute || s.opcode() == HloOpcode::kCollectivePermuteDone;
+}
+
 // Loop-carried state (AddCopiesForWhile): where the copy goes in the body
 // root, and where it comes from.
 bool LoopCarried(const Evidence& e, CauseFacts* f) {
@@ -124,6 +132,8 @@ bool LoopCarried(const Evidence& e, CauseFacts* f) {
     f->other_carry = e.src.index[0];
   } else if (src_is_param) {
     Set(f, CauseRule::kCarryPassedOnLive);
+  } else if (ReceivedByCollectivePermute(*s)) {
+    Set(f, CauseRule::kCarryPermuted);
   } else {
     Set(f, CauseRule::kCarryRebuilt);
   }
@@ -184,7 +194,7 @@ constexpr std::array kConstantRules = {CauseRule::kConstantUpdated, CauseRule::k
 constexpr std::array kParameterRules = {CauseRule::kNonDonatedParameter, CauseRule::kDonatedParameterRead};
 constexpr std::array kReadRules = {CauseRule::kReadAfterUpdate, CauseRule::kReadAfterLoopInit};
 constexpr std::array kCarryRules = {CauseRule::kCarriesSwapped, CauseRule::kCarryPassedOnLive,
-                                    CauseRule::kCarryRebuilt};
+                                    CauseRule::kCarryPermuted, CauseRule::kCarryRebuilt};
 constexpr std::array kOldValueRules = {CauseRule::kCarryOldValueRead};
 constexpr std::array kOutputRules = {CauseRule::kOutputDuplicated, CauseRule::kOutputAlsoReturned,
                                      CauseRule::kOutputAliasing, CauseRule::kOutputPassthrough};
@@ -269,6 +279,7 @@ CopyCause CauseOf(CauseRule rule) {
     case CauseRule::kCarriesSwapped:
     case CauseRule::kCarryPassedOnLive:
     case CauseRule::kCarryRebuilt:
+    case CauseRule::kCarryPermuted:
     case CauseRule::kCarryOldValueRead:
       return CopyCause::kLoopCarriedLive;
     case CauseRule::kOutputDuplicated:

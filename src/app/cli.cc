@@ -43,6 +43,7 @@ struct InputFlags {
   std::string format = "text";
   std::string buffer_assignment;
   bool no_buffer_assignment = false;
+  std::string thunk_metadata;
   uint64_t max_input_bytes = kDefaultMaxInputBytes;
   bool require_optimized = false;  // check: refuse HLO before optimization
   bool allow_unoptimized = false;
@@ -57,6 +58,8 @@ struct InputFlags {
     r.path = file;
     r.buffer_assignment_path = buffer_assignment;
     r.use_buffer_assignment = with_buffer_assignment && !no_buffer_assignment;
+    r.thunk_metadata_path = thunk_metadata;
+    r.find_thunk_metadata = with_buffer_assignment && !no_buffer_assignment;
     r.input.max_bytes = max_input_bytes;
     r.require_optimized = require_optimized && !allow_unoptimized;
     return r;
@@ -87,7 +90,10 @@ void AddBufferAssignment(CLI::App* cmd, InputFlags* f) {
   cmd->add_option("--buffer-assignment", f->buffer_assignment,
                   "XLA's -buffer-assignment.txt dump (found automatically beside a dump)");
   cmd->add_flag("--no-buffer-assignment", f->no_buffer_assignment,
-                "do not look for the buffer-assignment dump");
+                "do not look for the buffer-assignment dump (nor for the GPU thunk dump)");
+  cmd->add_option("--thunk-metadata", f->thunk_metadata,
+                  "XLA:GPU's thunk_metadata.txt: which copies run as memcpy thunks (found automatically "
+                  "beside a GPU dump)");
 }
 
 void AddScope(CLI::App* cmd, std::string* scope) {

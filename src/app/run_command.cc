@@ -71,10 +71,20 @@ class DumpWatcher {
   DumpWatcher(fs::path dir, const RunRequest& request, std::ostream& err)
       : dir_(std::move(dir)), request_(request), err_(err) {}
 
+  // When a scan may take what is there as complete.
+  enum class Moment : uint8_t {
+    kRunning,   // files that did not grow since the last scan
+    kCompiled,  // a compile call returned: its files are whole, but another
+                // thread's compilation may still be writing (empty files)
+    kExited,    // the program has exited: whatever is there
+  };
+
   // Checks every module XLA has finished writing: its HLO and its buffer
-  // assignment are there and did not grow since the last scan. `final`:
-  // the program has exited, whatever is there is complete.
-  void Scan(bool final) {
+  // assignment are there and did not grow since the last scan.
+  // Returns how many modules were left because a file was still empty.
+  int Scan(Moment moment) {
+    bool final = moment != Moment::kRunning;
+    int empty = 0;
     std::error_code ec;
     std::vector<fs::path> ready;
     for (fs::directory_iterator it(dir_, ec), end; !ec && it != end; it.increment(ec)) {
@@ -89,8 +99,12 @@ class DumpWatcher {
       std::error_code e1, e2;
       uintmax_t hlo_size = fs::file_size(it->path(), e1);
       uintmax_t ba_size = fs::file_size(ba, e2);
+      // A file XLA has created but not yet written (under load, for a while).
+      if (moment != Moment::kExited && (e1 || e2 || hlo_size == 0 || ba_size == 0)) {
+        ++empty;
+        continue;
+      }
       if (!final) {
-        if (e1 || e2) continue;
         auto& last = sizes_[name];
         bool stable = last == std::make_pair(hlo_size, ba_size);
         last = {hlo_size, ba_size};
@@ -100,6 +114,7 @@ class DumpWatcher {
     }
     std::sort(ready.begin(), ready.end());
     for (const fs::path& p : ready) Check(p);
+    return empty;
   }
 
   // --raise: for each compile the program has reported (PID.N.compiled),
@@ -111,7 +126,11 @@ class DumpWatcher {
     for (fs::directory_iterator it(sync, ec), end; !ec && it != end; it.increment(ec))
       if (it->path().extension() == ".compiled") asked.push_back(it->path());
     if (asked.empty()) return;
-    Scan(true);
+    // The compile that asked has its files; one XLA has only created (seen
+    // under load) is given up to 2 s to be written before the answer.
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+    while (Scan(Moment::kCompiled) > 0 && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
     std::string problems;
     for (; answered_ < records_.size(); ++answered_) {
       const RunRecord& r = records_[answered_];
@@ -314,13 +333,13 @@ int RunRunCommand(const RunRequest& request, std::ostream& out, std::ostream& er
     while (true) {
       pid_t w = waitpid(pid, &status, WNOHANG);
       if (w == pid || (w < 0 && errno != EINTR)) break;
-      watcher.Scan(false);
+      watcher.Scan(DumpWatcher::Moment::kRunning);
       if (request.raise) watcher.AnswerCompiles(boot / "sync");
       // --raise: the program waits for each verdict, so poll often.
       std::this_thread::sleep_for(std::chrono::milliseconds(request.raise ? 2 : 100));
     }
   }
-  watcher.Scan(true);
+  watcher.Scan(DumpWatcher::Moment::kExited);
 
   int code = 0;
   std::string ended;

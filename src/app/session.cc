@@ -54,6 +54,19 @@ Result<std::unique_ptr<Session>> Session::Open(SessionRequest request) {
       s->check_options_.buffer_assignment = &*s->ba_;
     }
   }
+  // XLA:GPU's thunks: like the buffer assignment, one module's.
+  std::string thunk_path = request.thunk_metadata_path;
+  if (thunk_path.empty() && request.find_thunk_metadata && !from_text && request.path != "-")
+    if (std::optional<std::string> found = FindThunkMetadataBeside(request.path)) thunk_path = *found;
+  if (!thunk_path.empty()) {
+    Result<ThunkMetadata> thunks = ReadThunkMetadataFile(thunk_path, request.input);
+    if (!thunks.ok()) return thunks.error();
+    s->thunks_ = std::move(thunks).value();
+    if (s->group_.modules.size() == 1) {
+      s->check_options_.thunk_metadata = &*s->thunks_;
+      s->check_options_.thunk_metadata_path = thunk_path;
+    }
+  }
   s->check_options_.source = request.source;
   s->analyses_.resize(s->group_.modules.size());
   return s;

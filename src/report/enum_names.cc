@@ -60,6 +60,8 @@ std::string_view CauseRuleName(CauseRule rule) {
       return "carry-passed-on-live";
     case CauseRule::kCarryRebuilt:
       return "carry-rebuilt";
+    case CauseRule::kCarryPermuted:
+      return "carry-permuted";
     case CauseRule::kCarryOldValueRead:
       return "carry-old-value-read";
     case CauseRule::kOutputDuplicated:
@@ -249,6 +251,18 @@ std::string_view FusionKindText(const HloInstruction& fusion) {
   }
   if (std::optional<std::string_view> k = fusion.attribute("kind")) return *k;
   return "";
+}
+
+std::string_view MemcpyOfName(ThunkCheck::MemcpyOf m) {
+  switch (m) {
+    case ThunkCheck::MemcpyOf::kFusedUpdate:
+      return "fused-update";
+    case ThunkCheck::MemcpyOf::kSlice:
+      return "slice";
+    case ThunkCheck::MemcpyOf::kOther:
+      return "other";
+  }
+  return "other";
 }
 
 }  // namespace hloscope

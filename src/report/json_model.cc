@@ -140,6 +140,8 @@ Json CopyJson(const CopyFinding& c) {
   }
   j["feeds"] = std::move(feeds);
   j["source"] = SourceJson(c.source);
+  // With a GPU thunk dump: the thunk that runs the copy.
+  j["thunk"] = c.thunk ? Json{{"id", c.thunk->id}, {"kind", c.thunk->kind}} : Json(nullptr);
   return j;
 }
 

@@ -9,6 +9,7 @@
 #include "hloscope/ir/computation.h"
 #include "hloscope/report/enum_names.h"
 #include "hloscope/report/json_stream.h"
+#include "hloscope/report/thunk_words.h"
 #include "hloscope/report/wording.h"
 #include "hloscope/support/human_bytes.h"
 #include "hloscope/support/saturating.h"
@@ -139,6 +140,12 @@ void RenderCheckText(const std::vector<const ModuleCheck*>& modules, const Check
           "\nverdicts checked against XLA's buffer assignment ({}): {} confirmed, {} contradicted, {} "
           "not checkable\n",
           m.buffer_assignment_path, n.confirmed, n.contradicted, n.not_checkable);
+    } else if (m.buffer_assignment_mismatch) {
+      out << fmt::format(
+          "\nthe buffer assignment {} was not applied: it describes another module ({}); verdicts "
+          "unconfirmed "
+          "(pass the -buffer-assignment.txt of this module's dump)\n",
+          Shown(m.buffer_assignment_path), Shown(*m.buffer_assignment_mismatch));
     } else if (!m.buffer_assignment_path.empty()) {
       out << fmt::format(
           "\nthe buffer assignment {} was not applied: it describes one module and the input holds {}; "
@@ -148,6 +155,7 @@ void RenderCheckText(const std::vector<const ModuleCheck*>& modules, const Check
       out << "\nno buffer assignment: verdicts follow XLA's aliasing rules, unconfirmed (pass "
              "--buffer-assignment)\n";
     }
+    if (m.thunks) out << ThunkCheckLine(*m.thunks) << "\n";
   }
 }
 
@@ -180,6 +188,9 @@ void WriteCheckJson(const std::vector<const ModuleCheck*>& modules, const std::v
     head["buffer_assignment_unused"] = !m->buffer_assignment_applied && !m->buffer_assignment_path.empty()
                                            ? Json(m->buffer_assignment_path)
                                            : Json(nullptr);
+    head["buffer_assignment_mismatch"] =
+        m->buffer_assignment_mismatch ? Json(*m->buffer_assignment_mismatch) : Json(nullptr);
+    head["thunks"] = ThunkCheckJson(m->thunks);
     js.Members(head);
     js.Array("parameters", m->parameters, ParameterJson);
     js.Array("copies", m->copies, CopyJson);

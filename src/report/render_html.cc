@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
 #include <map>
 #include <set>
 
@@ -10,6 +11,7 @@
 #include "hloscope/report/enum_names.h"
 #include "hloscope/report/html_text.h"
 #include "hloscope/report/loop_graph.h"
+#include "hloscope/report/thunk_words.h"
 #include "hloscope/report/wording.h"
 #include "hloscope/support/graphviz.h"
 #include "hloscope/support/human_bytes.h"
@@ -317,6 +319,11 @@ void AnswerSection(const ModuleContext& m, const HtmlReportOptions& options, std
         "confirmed</span>, <span class=\"{}\">{} contradicted</span>, {} not checkable.</p>\n",
         HtmlShown(check.buffer_assignment_path), n.confirmed, n.contradicted ? "bad" : "ok", n.contradicted,
         n.not_checkable);
+  } else if (check.buffer_assignment_mismatch) {
+    out << fmt::format(
+        "<p class=\"ba bad\">The buffer assignment <code>{}</code> was not applied: it describes another "
+        "module ({}); verdicts unconfirmed.</p>\n",
+        HtmlShown(check.buffer_assignment_path), HtmlShown(*check.buffer_assignment_mismatch));
   } else if (!check.buffer_assignment_path.empty()) {
     out << fmt::format(
         "<p class=\"ba muted\">The buffer assignment <code>{}</code> was not applied: it describes one "
@@ -327,6 +334,12 @@ void AnswerSection(const ModuleContext& m, const HtmlReportOptions& options, std
     out << "<p class=\"ba muted\">No buffer assignment: verdicts follow XLA's aliasing rules, unconfirmed "
            "(pass "
            "<code>--buffer-assignment</code>, or check a dump folder's file).</p>\n";
+  }
+  // ThunkCheckLine's names and path are Shown(); HTML needs them escaped too.
+  if (check.thunks) {
+    std::string line = ThunkCheckLine(*check.thunks);
+    line[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(line[0])));
+    out << fmt::format("<p class=\"ba\">{}.</p>\n", HtmlEscape(line));
   }
 }
 

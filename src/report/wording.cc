@@ -208,6 +208,12 @@ std::string RuleDetail(const CopyFinding& c) {
           "the new value of carry {} ({}) is computed while the old one is still read, so it is "
           "built in a temporary and copied back every iteration",
           *f.carry, PositionText(src));
+    case CauseRule::kCarryPermuted:
+      return fmt::format(
+          "the new value of carry {} is received by the collective-permute {} (lax.ppermute), which "
+          "cannot receive into the buffer it sends from, so the carry lands in a second buffer and is "
+          "copied back every iteration",
+          *f.carry, PositionText(src));
     case CauseRule::kCarryOldValueRead: {
       std::vector<std::string> readers;
       for (const HloInstruction* r : f.old_value_readers) readers.push_back(std::string(r->name()));
@@ -302,6 +308,10 @@ std::string CauseHint(const CopyFinding& c) {
     case CauseRule::kCarryRebuilt:
       return "update the carry with .at[].set / dynamic_update_slice instead of rebuilding it "
              "(concatenate, roll, where)";
+    case CauseRule::kCarryPermuted:
+      // Checked on CPU and TPU compiles (tests/python/test_collectives.py).
+      return "unroll the loop by 2 (fori_loop/scan(..., unroll=2)): the two ppermutes of an iteration then "
+             "alternate between the carry's buffer and a second one, and the copy goes away";
     case CauseRule::kCarryOldValueRead:
       // A scalar carry (usually the loop counter): negligible.
       if (c.copied_from.index.size() == 1 && c.shape && c.shape->rank() == 0) return "";

@@ -122,5 +122,58 @@ TEST(BackendRulesTest, SmallConstantPrefetchIsMinor) {
   EXPECT_EQ(Headline(c), "m: no array copies (+1 constant prefetch); 0 updates in place or fused away.");
 }
 
+// A loop carry passed through lax.ppermute: the collective-permute receives
+// into a buffer other than the one it sends from, and XLA copies the result
+// back into the carry every iteration (CPU's sync form; TPU's and GPU's
+// start/done form). tests/python/test_collectives.py compiles the program
+// and its unroll=2 fix.
+TEST(BackendRulesTest, CarryReceivedByACollectivePermuteIsDoubleBuffered) {
+  for (bool async : {false, true}) {
+    std::string permute =
+        async
+            ? "  %cps = (f32[256]{0}, f32[256]{0}, u32[], u32[]) collective-permute-start(%a), "
+              "channel_id=1, source_target_pairs={{0,1},{1,0}}\n"
+              "  %cp = f32[256]{0} collective-permute-done(%cps)\n"
+            : "  %cp = f32[256]{0} collective-permute(%a), channel_id=1, source_target_pairs={{0,1},{1,0}}\n";
+    auto m = ParseOne(
+        "HloModule m, is_scheduled=true, input_output_alias={ {1}: (0, {}, may-alias) }\n"
+        "%body (t: (s32[], f32[256])) -> (s32[], f32[256]) {\n"
+        "  %t = (s32[], f32[256]{0}) parameter(0)\n"
+        "  %i = s32[] get-tuple-element(%t), index=0\n"
+        "  %a = f32[256]{0} get-tuple-element(%t), index=1\n" +
+        permute +
+        "  %copy.1 = f32[256]{0} copy(%cp)\n"
+        "  %one = s32[] constant(1)\n"
+        "  %n = s32[] add(%i, %one)\n"
+        "  ROOT %r = (s32[], f32[256]{0}) tuple(%n, %copy.1)\n"
+        "}\n"
+        "%cond (t: (s32[], f32[256])) -> pred[] {\n"
+        "  %t = (s32[], f32[256]{0}) parameter(0)\n"
+        "  %i = s32[] get-tuple-element(%t), index=0\n"
+        "  %k = s32[] constant(8)\n"
+        "  ROOT %lt = pred[] compare(%i, %k), direction=LT\n"
+        "}\n"
+        "ENTRY %e (x: f32[256]) -> (s32[], f32[256]) {\n"
+        "  %x = f32[256]{0} parameter(0)\n"
+        "  %z = s32[] constant(0)\n"
+        "  %init = (s32[], f32[256]{0}) tuple(%z, %x)\n"
+        "  ROOT %w = (s32[], f32[256]{0}) while(%init), condition=%cond, body=%body, "
+        "backend_config={\"known_trip_count\":{\"n\":\"8\"}}\n"
+        "}\n");
+    ASSERT_NE(m, nullptr);
+    ModuleCheck c = Check(*m);
+    const CopyFinding* copy = FindCopy(c, "copy.1");
+    ASSERT_NE(copy, nullptr) << async;
+    EXPECT_EQ(copy->cause.rule, CauseRule::kCarryPermuted) << async;
+    EXPECT_EQ(copy->cause.cause, CopyCause::kLoopCarriedLive);
+    EXPECT_EQ(copy->executions, 8);
+    EXPECT_EQ(CauseDetail(*copy),
+              "the new value of carry 1 is received by the collective-permute cp (lax.ppermute), which "
+              "cannot receive into the buffer it sends from, so the carry lands in a second buffer and is "
+              "copied back every iteration");
+    EXPECT_NE(CauseHint(*copy).find("unroll=2"), std::string::npos) << CauseHint(*copy);
+  }
+}
+
 }  // namespace
 }  // namespace hloscope

@@ -49,6 +49,7 @@ TEST_P(FixtureTest, VerdictsConfirmedByBufferAssignment) {
   CheckOptions options;
   options.buffer_assignment = &ba.value();
   ModuleCheck check = testing::Check(*group->modules[0], options);
+  EXPECT_TRUE(check.buffer_assignment_applied) << check.buffer_assignment_mismatch.value_or("");
   for (const UpdateFinding& u : check.updates) {
     EXPECT_EQ(u.confirmation.confirmed, std::optional<bool>(true))
         << UpdateLabel(u.site) << " " << UpdateVerdictName(u.verdict) << ": " << ConfirmationText(u);

@@ -17,6 +17,7 @@
 #include "hloscope/analysis/source_map.h"
 #include "hloscope/ir/module.h"
 #include "hloscope/parser/buffer_assignment.h"
+#include "hloscope/parser/thunk_metadata.h"
 
 namespace hloscope {
 
@@ -26,6 +27,10 @@ struct CheckOptions {
   // The dump's path; set without `buffer_assignment` when a dump was given
   // but not applied (it describes one module, the input holds several).
   std::string buffer_assignment_path;
+  // XLA:GPU's thunk dump for this module (thunk_metadata.txt), or nullptr;
+  // its path for the reports.
+  const ThunkMetadata* thunk_metadata = nullptr;
+  std::string thunk_metadata_path;
   SourceOptions source;
 };
 

@@ -70,6 +70,7 @@ enum class CauseRule : uint8_t {
   kCarriesSwapped,        // two loop carries trade places
   kCarryPassedOnLive,     // a carry is passed on while its old value is live
   kCarryRebuilt,          // a carry's new value is built in a temporary and copied back
+  kCarryPermuted,         // a carry's new value is received by a collective-permute
   kCarryOldValueRead,     // a carry's old value is read after its new one exists
   kOutputDuplicated,      // the copy reaches several output indices
   kOutputAlsoReturned,    // the copied value is itself returned at another index
@@ -155,6 +156,14 @@ struct CauseFacts {
 // TPU tiles of 128 words.
 inline constexpr int64_t kSmallPrefetchBytes = 1024;
 
+// The thunk XLA:GPU runs for a copy (thunk_metadata.txt): "kCopy" is a
+// device-to-device memcpy; a copy fusion or a transposing copy runs as a
+// kernel.
+struct CopyThunk {
+  int64_t id = 0;
+  std::string kind;
+};
+
 struct CopyFinding {
   // The copy: the instruction, and the index of its output that holds the
   // copied value ({} for copy, {0} for copy-start, the root tuple element of
@@ -189,6 +198,7 @@ struct CopyFinding {
   std::vector<CopyFeed> feeds;  // updates that run on this copy, loop states it starts
   CauseFacts cause;
   std::optional<SourceLocation> source;
+  std::optional<CopyThunk> thunk;  // with a GPU thunk dump: what runs it
 
   const HloInstruction* instruction() const { return copy.instruction; }
 };
@@ -290,6 +300,31 @@ struct ParameterFinding {
 };
 
 // ---------------------------------------------------------------------------
+// Thunks (GPU)
+
+// The copies checked against what XLA:GPU runs (analysis/thunks.h).
+struct ThunkCheck {
+  std::string path;
+  int64_t thunks = 0;       // thunks in the dump
+  int64_t copy_thunks = 0;  // of kind kCopy
+  int64_t unmatched = 0;    // thunks naming no instruction of this module
+  int64_t copies_as_copy_thunks = 0;
+  int64_t copies_as_kernels = 0;
+  // Listed copies no thunk runs: XLA does not execute them as hloscope says.
+  std::vector<HloPosition> copies_not_run;
+  // kCopy thunks that are not listed copies, and what XLA runs as a memcpy.
+  enum class MemcpyOf : uint8_t { kFusedUpdate, kSlice, kOther };
+  struct OtherCopyThunk {
+    const HloInstruction* instruction = nullptr;
+    MemcpyOf runs = MemcpyOf::kOther;
+  };
+  std::vector<OtherCopyThunk> other_copy_thunks;
+
+  // A dump of another module names none of this one's instructions.
+  bool applied() const { return thunks == 0 || thunks > unmatched; }
+};
+
+// ---------------------------------------------------------------------------
 // One module's findings, with lookups from the IR back to them.
 
 class ModuleCheck {
@@ -297,10 +332,13 @@ class ModuleCheck {
   const HloModule* module = nullptr;
   std::string buffer_assignment_path;      // the dump given or found, or empty
   bool buffer_assignment_applied = false;  // false: none, or not this module's (several modules)
+  // Set when the dump given or found is another module's: why (not applied).
+  std::optional<std::string> buffer_assignment_mismatch;
   std::vector<ParameterFinding> parameters;
   std::vector<CopyFinding> copies;  // by total bytes, largest first
   std::vector<UpdateFinding> updates;
   std::vector<LoopFinding> loops;
+  std::optional<ThunkCheck> thunks;  // a GPU thunk dump was given or found
 
   // The copy finding whose `copy` is `position`; nullptr if none.
   const CopyFinding* FindCopy(const HloPosition& position) const;

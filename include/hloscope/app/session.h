@@ -17,6 +17,7 @@
 #include "hloscope/analysis/source_map.h"
 #include "hloscope/parser/buffer_assignment.h"
 #include "hloscope/parser/parser.h"
+#include "hloscope/parser/thunk_metadata.h"
 #include "hloscope/support/result.h"
 
 namespace hloscope {
@@ -34,6 +35,10 @@ struct SessionRequest {
   std::optional<std::string> buffer_assignment_text;
   bool find_buffer_assignment = true;
   bool use_buffer_assignment = true;  // false: --no-buffer-assignment
+  // XLA:GPU's thunk dump (thunk_metadata.txt): a path, else the one beside
+  // `path` if there is one (FindThunkMetadataBeside) and `find_thunk_metadata`.
+  std::string thunk_metadata_path;
+  bool find_thunk_metadata = true;
   // Refuse HLO before optimization (parser/input_kind.h): what `check`,
   // `diff` and Python's analyze() need; off for the exploring commands
   // (print, stats) and for hand-written HLO in tests. --allow-unoptimized.
@@ -72,6 +77,7 @@ class Session {
   HloModuleGroup group_;
   std::optional<BufferAssignment> ba_;
   std::string applied_path_;
+  std::optional<ThunkMetadata> thunks_;
   CheckOptions check_options_;
   std::vector<std::unique_ptr<ModuleAnalysis>> analyses_;
 };

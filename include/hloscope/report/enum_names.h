@@ -24,6 +24,8 @@ std::string_view FeedKindName(CopyFeed::Kind kind);
 std::string_view ScalingKindName(LoopScaling::Kind kind);
 std::string_view ComputationRoleName(ComputationRole role);
 std::string_view ViolationKindName(Violation::Kind kind);
+// What a kCopy thunk that is no listed copy runs: fused-update, slice, other.
+std::string_view MemcpyOfName(ThunkCheck::MemcpyOf m);
 // "kLoop", "kInput", "kOutput", "kCustom", or the kind as written.
 std::string_view FusionKindText(const HloInstruction& fusion);
 
