@@ -527,7 +527,8 @@ class Report:
         """The page ``hloscope report`` writes: the answer, the loop picture, the annotated
         source, sortable tables (one self-contained HTML file). `compact` is the notebook
         form: the page body alone, picture and source folded. `source_roots` are the
-        directories holding your sources (the current directory by default)."""
+        directories holding your sources (the current directory by default). A `scope` no
+        instruction lies in raises ValueError naming the closest ones."""
         return self._require_engine("to_html").report_html(
             scope=scope, compact=compact, source_roots=[os.fspath(r) for r in source_roots],
             title=title)
@@ -541,7 +542,8 @@ class Report:
 
     def to_sarif(self, *, scope: str = "", source_roots: Iterable[str] = ()) -> str:
         """SARIF 2.1.0, as ``hloscope check --format sarif [--sarif-root R]`` prints it: paths
-        under the first of `source_roots` are written relative to it."""
+        under the first of `source_roots` are written relative to it. An unknown `scope`
+        raises ValueError, as ``--scope`` fails on the command line."""
         return self._require_engine("to_sarif").check_sarif(
             scope=scope, source_roots=[os.fspath(r) for r in source_roots])
 

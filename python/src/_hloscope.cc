@@ -138,6 +138,7 @@ class PySession {
   std::string check_json(const std::string& scope, bool kernels) {
     nb::gil_scoped_release release;
     std::lock_guard lock(*mu_);
+    RequireScope(scope);
     hloscope::ScopedChecks checks(*s_, scope);
     if (!kernels) return hloscope::CheckJsonText(checks.modules());
     std::vector<hloscope::FusionSelection> selections = hloscope::SessionKernels(*s_, scope);
@@ -147,6 +148,7 @@ class PySession {
   std::string check_text(const std::string& scope, int64_t min_copy_bytes_shown) {
     nb::gil_scoped_release release;
     std::lock_guard lock(*mu_);
+    RequireScope(scope);
     hloscope::ScopedChecks checks(*s_, scope);
     hloscope::CheckTextOptions options;
     options.min_copy_bytes_shown = min_copy_bytes_shown;
@@ -158,6 +160,7 @@ class PySession {
   std::string fusions_json(const std::string& scope) {
     nb::gil_scoped_release release;
     std::lock_guard lock(*mu_);
+    RequireScope(scope);
     hloscope::FusionsRequest request;
     request.format = hloscope::OutputFormat::kJson;
     request.scope = scope;
@@ -171,6 +174,7 @@ class PySession {
                           const std::vector<std::string>& source_roots, const std::string& title) {
     nb::gil_scoped_release release;
     std::lock_guard lock(*mu_);
+    RequireScope(scope);
     hloscope::ReportRequest request;
     request.html.scope = scope;
     request.html.compact = compact;
@@ -184,6 +188,7 @@ class PySession {
                           const std::string& input_path) {
     nb::gil_scoped_release release;
     std::lock_guard lock(*mu_);
+    RequireScope(scope);
     hloscope::ScopedChecks checks(*s_, scope);
     hloscope::SarifOptions options;
     options.source_roots = source_roots;
@@ -217,6 +222,19 @@ class PySession {
   }
 
  private:
+  // A misspelt scope is an error, as on the command line (CheckScopeExists),
+  // not an empty answer. Thrown with the GIL released: nanobind translates
+  // it to ValueError once the release has ended.
+  void RequireScope(const std::string& scope) {
+    std::ostringstream err;
+    if (hloscope::CheckScopeExists(*s_, scope, err)) return;
+    std::string message = err.str();
+    constexpr std::string_view kPrefix = "hloscope: error: ";
+    if (message.starts_with(kPrefix)) message.erase(0, kPrefix.size());
+    while (!message.empty() && message.back() == '\n') message.pop_back();
+    throw nb::value_error(Safe(message).c_str());
+  }
+
   std::unique_ptr<Session> s_;
   std::unique_ptr<std::mutex> mu_;  // a pointer: PySession is returned by value
 };

@@ -403,6 +403,24 @@ TEST(ExploreFusions, UnionOfLinesAcrossAScanStep) {
   EXPECT_EQ(sf.kernels_total, static_cast<int64_t>(mf.fusions.size()));
 }
 
+// The kernels that cost the most lead: bytes read + written per call, never
+// increasing down the list, unknown last.
+TEST(ExploreFusions, KernelsAreRankedByBytesPerCall) {
+  for (const char* name : {"scoped_train_step", "loop_read_after_write", "replay_scan_rollout"}) {
+    auto session = Fixture(name);
+    ASSERT_TRUE(session) << name;
+    ModuleAnalysis& a = session->Analysis(0);
+    ModuleFusions mf = SummarizeFusions(a.EnsureSources(), a.counts, &a.check);
+    ASSERT_GE(mf.fusions.size(), 3u) << name;
+    for (size_t i = 1; i < mf.fusions.size(); ++i)
+      EXPECT_GE(mf.fusions[i - 1].bytes_per_call().value_or(-1), mf.fusions[i].bytes_per_call().value_or(-1))
+          << name << ": " << mf.fusions[i - 1].fusion->name() << " before " << mf.fusions[i].fusion->name();
+    EXPECT_GT(mf.fusions.front().bytes_per_call().value_or(-1),
+              mf.fusions.back().bytes_per_call().value_or(-1))
+        << name;
+  }
+}
+
 TEST(ExploreFusions, GpuCustomFusionBackendKind) {
   auto module = ParseText(R"(HloModule m
 

@@ -32,3 +32,15 @@ def test_scopes_json_and_every_listed_scope_selects(path, validator):
     for s in doc["modules"][0]["scopes"]:
         code, _, err = _hloscope.run_cli(["check", path, "--scope", s["path"], "--format", "json"])
         assert code == 0, f"--scope {s['path']}: {err}"
+
+
+def test_an_unknown_scope_is_an_error_in_python_too():
+    # As `hloscope check --scope` exits 2 with the closest scopes, the package raises instead of
+    # returning an empty SARIF log, page or kernel list.
+    report = hloscope.analyze(os.path.join(REPO, "tests/fixtures/jax/scoped_train_step/module.hlo.txt"))
+    for call in (lambda: report.to_sarif(scope="grad_stpe"), lambda: report.to_html(scope="grad_stpe")):
+        with pytest.raises(ValueError) as e:
+            call()
+        assert str(e.value).startswith("no instruction lies in scope 'grad_stpe' (closest: grad_step")
+        assert "`hloscope scopes " in str(e.value)
+    assert "grad_step" in report.to_html(scope="grad_step")  # a scope that exists still works

@@ -16,6 +16,7 @@
 
 #include "hloscope/analysis/execution_counts.h"
 #include "hloscope/analysis/findings.h"
+#include "hloscope/analysis/kernel_traffic.h"
 #include "hloscope/analysis/line_spec.h"
 #include "hloscope/analysis/source_index.h"
 #include "hloscope/ir/module.h"
@@ -74,8 +75,11 @@ struct FusionsOptions {
 // were a third of the command's peak memory.
 struct FusionSelection {
   const HloModule* module = nullptr;
-  std::vector<const HloInstruction*> kernels;  // selected, text order
-  int64_t kernels_total = 0;                   // fusions before the scope filter
+  // Selected; by bytes read + written per call, largest first (unknown
+  // last, ties in text order): the kernels that cost the most lead.
+  std::vector<const HloInstruction*> kernels;
+  std::vector<KernelTraffic> traffic;  // of kernels[k], per run
+  int64_t kernels_total = 0;           // fusions before the scope filter
   const SourceIndex* index = nullptr;
   const ExecutionCounts* counts = nullptr;
   const ModuleCheck* check = nullptr;  // may be null
@@ -89,7 +93,7 @@ FusionSelection SelectFusions(const SourceIndex& index, const ExecutionCounts& c
 // Every selected kernel summarized at once (tests, small modules).
 struct ModuleFusions {
   const HloModule* module = nullptr;
-  std::vector<FusionSummary> fusions;  // text order
+  std::vector<FusionSummary> fusions;  // as FusionSelection::kernels: largest bytes per call first
   int64_t kernels_total = 0;           // fusions before the scope filter
 };
 
@@ -103,8 +107,10 @@ std::vector<const HloInstruction*> KernelsOf(const HloModule& module);
 // FusionSummary::bytes_per_call computes it, without the rest of a summary.
 std::optional<int64_t> KernelBytesPerCall(const HloInstruction& fusion, const ExecutionCounts& counts);
 
+// `known_traffic`: the kernel's traffic if already computed (else computed here).
 FusionSummary SummarizeFusion(const HloInstruction& fusion, const SourceIndex& index,
-                              const ExecutionCounts& counts, const ModuleCheck* check);
+                              const ExecutionCounts& counts, const ModuleCheck* check,
+                              const KernelTraffic* known_traffic = nullptr);
 
 }  // namespace hloscope
 
