@@ -32,7 +32,7 @@ bool InheritedSource(const CheckContext& ctx, const CopySite& site, const CopyFi
   if (src.instruction && SameSource(own, ctx.Source(src.instruction))) return true;
   for (const CopyFeed& feed : f.feeds)
     if (feed.kind == CopyFeed::Kind::kLoopState && SameSource(own, ctx.Source(feed.loop))) return true;
-  for (const HloInstruction* loop : ctx.counts().EnclosingLoops(site.copy.instruction->parent()))
+  for (const HloInstruction* loop : f.enclosing_loops)
     if (SameSource(own, ctx.Source(loop))) return true;
   return false;
 }

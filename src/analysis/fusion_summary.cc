@@ -81,9 +81,16 @@ std::vector<const HloInstruction*> KernelsOf(const HloModule& module) {
   return out;
 }
 
+namespace {
+
+std::optional<int64_t> PerCall(const KernelTraffic& t, std::optional<int64_t> executions) {
+  return SatMul(SatAdd(t.bytes_read, t.bytes_written), executions);
+}
+
+}  // namespace
+
 std::optional<int64_t> KernelBytesPerCall(const HloInstruction& fusion, const ExecutionCounts& counts) {
-  KernelTraffic t = TrafficOf(fusion);
-  return SatMul(SatAdd(t.bytes_read, t.bytes_written), counts.Of(&fusion));
+  return PerCall(TrafficOf(fusion), counts.Of(&fusion));
 }
 
 FusionSummary SummarizeFusion(const HloInstruction& fusion, const SourceIndex& index,
@@ -181,7 +188,7 @@ FusionSelection SelectFusions(const SourceIndex& index, const ExecutionCounts& c
   ranked.reserve(out.kernels.size());
   for (const HloInstruction* k : out.kernels) {
     KernelTraffic t = TrafficOf(*k);
-    ranked.push_back({SatMul(SatAdd(t.bytes_read, t.bytes_written), counts.Of(k)).value_or(-1), k, t});
+    ranked.push_back({PerCall(t, counts.Of(k)).value_or(-1), k, t});
   }
   std::stable_sort(ranked.begin(), ranked.end(),
                    [](const Ranked& a, const Ranked& b) { return a.bytes_per_call > b.bytes_per_call; });

@@ -66,11 +66,10 @@ void CheckThunks(const HloModule& module, const ThunkMetadata& metadata, std::st
   for (const auto& [instr, th] : thunk_of)
     if (th->kind == "kCopy" && check->CopiesOf(instr).empty())
       t.other_copy_thunks.push_back({instr, MemcpyOf(*instr, *check)});
-  // File order: the order XLA runs them.
-  std::unordered_map<const HloInstruction*, int64_t> order;
-  for (const auto& [instr, th] : thunk_of) order[instr] = th->id;
-  std::sort(t.other_copy_thunks.begin(), t.other_copy_thunks.end(),
-            [&](const auto& a, const auto& b) { return order[a.instruction] < order[b.instruction]; });
+  // By thunk id: the order XLA runs them.
+  std::sort(t.other_copy_thunks.begin(), t.other_copy_thunks.end(), [&](const auto& a, const auto& b) {
+    return thunk_of.at(a.instruction)->id < thunk_of.at(b.instruction)->id;
+  });
   check->thunks = std::move(t);
 }
 
