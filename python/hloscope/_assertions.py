@@ -63,7 +63,8 @@ def _strings(v: Optional[Iterable]) -> list:
 
 def assert_inplace(fn: Any, /, *args: Any, updates: Optional[Iterable[str]] = None,
                    lines: Optional[Iterable[LineSpec]] = None,
-                   count_scalar_copies: bool = False, **kwargs: Any) -> Report:
+                   count_scalar_copies: bool = False, include_library: bool = False,
+                   min_bytes: int = 0, **kwargs: Any) -> Report:
     """Asserts that ``fn(*args, **kwargs)`` updates its arrays in place.
 
     Every update must have the verdict ``in-place`` or ``not-materialized`` (an
@@ -79,7 +80,10 @@ def assert_inplace(fn: Any, /, *args: Any, updates: Optional[Iterable[str]] = No
     Selecting nothing fails.
 
     Copies of scalars (the loop counter XLA copies in every loop) are ignored
-    unless ``count_scalar_copies=True`` (``--count-scalar-copies``).
+    unless ``count_scalar_copies=True`` (``--count-scalar-copies``); so are
+    findings made inside library code (jax.random's jitted helpers, frames under
+    site-packages) unless ``include_library=True`` (``--include-library``), and
+    copies moving fewer than ``min_bytes`` per call (``--min-bytes``).
 
     `fn` is anything inspect() takes — every other keyword argument goes to `fn`
     — or a Report, HLO text, a dump path, or a jax.stages.Compiled/Lowered.
@@ -90,6 +94,8 @@ def assert_inplace(fn: Any, /, *args: Any, updates: Optional[Iterable[str]] = No
     options.fail_on_out_of_place = True
     options.fail_on_copies_in_loops = True
     options.count_scalar_copies = count_scalar_copies
+    options.count_library = include_library
+    options.min_bytes = _budget("min_bytes", min_bytes)
     options.updates = _strings(updates)
     options.lines = _strings(lines)
     return _check("assert_inplace", report, options)
@@ -124,7 +130,8 @@ def _budget(name: str, value: Any) -> Optional[int]:
 def assert_budget(fn: Any, /, *args: Any, max_copy_bytes: Optional[int] = None,
                   max_copies: Optional[int] = None, max_copies_in_loops: Optional[int] = None,
                   max_copy_bytes_in_loops: Optional[int] = None,
-                  count_scalar_copies: bool = False, **kwargs: Any) -> Report:
+                  count_scalar_copies: bool = False, include_library: bool = False,
+                  min_bytes: int = 0, **kwargs: Any) -> Report:
     """Asserts that the copies of ``fn(*args, **kwargs)`` stay within a budget.
 
     * ``max_copy_bytes``: bytes all copies move per call (bytes × executions);
@@ -136,7 +143,9 @@ def assert_budget(fn: Any, /, *args: Any, max_copy_bytes: Optional[int] = None,
     --max-copies-in-loops N --max-copy-bytes-in-loops N``. Limits are per HLO
     module (one per jitted call). A copy whose execution count is unknown breaks
     any byte limit. Copies of scalars (the loop counter XLA copies in every loop)
-    are not counted unless ``count_scalar_copies=True``. A limit is a whole
+    are not counted unless ``count_scalar_copies=True``, copies made inside
+    library code unless ``include_library=True``, nor copies moving fewer than
+    ``min_bytes`` per call (``--include-library``, ``--min-bytes``). A limit is a whole
     number from 0 to 2**63 - 1: NaN, infinities, negative numbers and
     fractions raise ValueError (as the CLI rejects them with exit 2).
 
@@ -155,4 +164,6 @@ def assert_budget(fn: Any, /, *args: Any, max_copy_bytes: Optional[int] = None,
     options.max_copy_bytes_in_loops = _budget("max_copy_bytes_in_loops", max_copy_bytes_in_loops)
     report = _report_of(fn, args, kwargs)
     options.count_scalar_copies = count_scalar_copies
+    options.count_library = include_library
+    options.min_bytes = _budget("min_bytes", min_bytes)
     return _check("assert_budget", report, options)

@@ -63,6 +63,20 @@ class GateOptions:
     def count_scalar_copies(self, arg: bool, /) -> None: ...
 
     @property
+    def count_library(self) -> bool:
+        """count findings made inside library code too"""
+
+    @count_library.setter
+    def count_library(self, arg: bool, /) -> None: ...
+
+    @property
+    def min_bytes(self) -> int:
+        """ignore copies moving fewer bytes per call"""
+
+    @min_bytes.setter
+    def min_bytes(self, arg: int, /) -> None: ...
+
+    @property
     def updates(self) -> list[str]:
         """restrict to these updates (instruction or fusion names)"""
 

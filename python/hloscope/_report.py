@@ -17,25 +17,12 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator, Optional
 
+from ._units import human_bytes
+
 __all__ = [
-    "Source", "Ref", "Position", "Feed", "Scaling", "Copy", "Update", "Loop",
+    "Source", "Ref", "Position", "Feed", "Scaling", "Carry", "Copy", "Update", "Loop",
     "Parameter", "Fusion", "ModuleReport", "Report", "human_bytes",
 ]
-
-_UNITS = ("B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB")
-
-
-def human_bytes(n: Optional[int]) -> str:
-    """Bytes the way the CLI prints them: ``512 B``, ``4.0 KiB``; ``?`` for unknown."""
-    if n is None:
-        return "?"
-    if n < 1024:
-        return f"{n} B"
-    v, unit = float(n), 0
-    while v >= 1024 and unit < 6:
-        v /= 1024
-        unit += 1
-    return f"{v:.1f} {_UNITS[unit]}"
 
 
 def _times(n: Optional[int], upper: bool) -> str:
@@ -300,6 +287,31 @@ class Update:
 
 
 @dataclass
+class Carry:
+    """One element of a loop's state, with the user's name for it where the program reveals one."""
+
+    index: int = 0
+    shape: str = ""
+    bytes: Optional[int] = None
+    name: Optional[str] = None  # the entry argument it starts from, as JAX names it ("buf", "params['w']")
+    parameter: Optional[int] = None  # that argument's number
+    init: Optional[Ref] = None  # makes the value the loop starts from; update: its new value (None: passed through)
+    init_source: Optional[Source] = None
+    update: Optional[Ref] = None
+    update_source: Optional[Source] = None
+    text: str = ""
+    extra: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def __str__(self) -> str:
+        return self.text
+
+    @classmethod
+    def from_json(cls, d: dict) -> "Carry":
+        return _from_dict(cls, d, convert={"init": Ref.from_json, "update": Ref.from_json,
+                                           "init_source": Source.from_json, "update_source": Source.from_json})
+
+
+@dataclass
 class Loop:
     """One while loop: trip count, and what it copies and rewrites per iteration."""
 
@@ -314,12 +326,13 @@ class Loop:
     scaling: list = field(default_factory=list)  # list[Scaling]
     enclosing_loops: list = field(default_factory=list)  # list[Ref]
     source: Optional[Source] = None
+    carries: list = field(default_factory=list)  # list[Carry]
     extra: dict = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def from_json(cls, d: dict) -> "Loop":
         return _from_dict(cls, d, convert={"source": Source.from_json, "scaling": _list(Scaling),
-                                           "enclosing_loops": _list(Ref)})
+                                           "enclosing_loops": _list(Ref), "carries": _list(Carry)})
 
 
 @dataclass

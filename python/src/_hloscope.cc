@@ -67,6 +67,8 @@ struct PyGateOptions {
   std::optional<int64_t> max_copies_in_loops;
   std::optional<int64_t> max_copy_bytes_in_loops;
   bool count_scalar_copies = false;
+  bool count_library = false;
+  int64_t min_bytes = 0;
   std::vector<std::string> updates;
   std::vector<std::string> lines;
 
@@ -80,6 +82,8 @@ struct PyGateOptions {
     g.max_copies_in_loops = max_copies_in_loops;
     g.max_copy_bytes_in_loops = max_copy_bytes_in_loops;
     g.count_scalar_copies = count_scalar_copies;
+    g.count_library = count_library;
+    g.min_bytes = min_bytes;
     g.update_names = updates;
     for (const std::string& text : lines) {
       std::string error;
@@ -289,6 +293,8 @@ NB_MODULE(_hloscope, m) {
       .def_rw("max_copies_in_loops", &PyGateOptions::max_copies_in_loops)
       .def_rw("max_copy_bytes_in_loops", &PyGateOptions::max_copy_bytes_in_loops)
       .def_rw("count_scalar_copies", &PyGateOptions::count_scalar_copies)
+      .def_rw("count_library", &PyGateOptions::count_library, "count findings made inside library code too")
+      .def_rw("min_bytes", &PyGateOptions::min_bytes, "ignore copies moving fewer bytes per call")
       .def_rw("updates", &PyGateOptions::updates, "restrict to these updates (instruction or fusion names)")
       .def_rw("lines", &PyGateOptions::lines, "restrict to the updates of these lines ('train.py:42', '42')");
 

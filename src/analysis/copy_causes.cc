@@ -4,6 +4,7 @@
 // The rules state facts (CauseFacts); report/wording.cc words them.
 #include "hloscope/analysis/copy_causes.h"
 
+#include <algorithm>
 #include <array>
 #include <set>
 
@@ -72,6 +73,65 @@ bool Constant(const Evidence& e, CauseFacts* f) {
   return true;
 }
 
+// Does `writer` depend on `reader` (through operands and control
+// predecessors, within one computation)? Bounded by the computation's size.
+bool DependsOn(const HloInstruction* writer, const HloInstruction* reader) {
+  std::vector<const HloInstruction*> stack = {writer};
+  std::set<const HloInstruction*> seen = {writer};
+  while (!stack.empty()) {
+    const HloInstruction* i = stack.back();
+    stack.pop_back();
+    if (i == reader) return true;
+    auto visit = [&](const HloInstruction* next) {
+      if (next && seen.insert(next).second) stack.push_back(next);
+    };
+    for (const HloInstruction* op : i->operands()) visit(op);
+    for (const HloInstruction* op : i->control_predecessors()) visit(op);
+  }
+  return false;
+}
+
+// A copy of a donated argument that feeds no update and is not returned:
+// the output aliased with the argument gets a new value written into the
+// argument's buffer, while the copy keeps the old value for its readers.
+// XLA's copy removal orders the readers before the writer only by data
+// dependence (copy_insertion.cc, DependencyHloOrdering before scheduling):
+// a reader the new value does not depend on — the backward pass reading a
+// weight whose update uses only its own gradient — may run after the
+// write, so the copy stays, whatever the order in the source.
+bool DonatedBufferRewritten(const Evidence& e, const HloInstruction* param, CauseFacts* f) {
+  if (!e.copy.feeds.empty() || !e.outputs.empty()) return false;
+  const HloInstruction* root = e.comp->root_instruction();
+  for (const InputOutputAlias& a : e.ctx.module().input_output_aliases()) {
+    if (a.parameter_number != param->parameter_number() || a.parameter_index != e.src.index) continue;
+    HloPosition written = DefiningPosition(root, a.output_index);
+    if (!written.instruction || written.instruction == param || written.instruction == e.me.instruction)
+      continue;
+    std::vector<InstructionAt> unordered, ordered;
+    for (const HloUse& use : UsesOf(e.me)) {
+      if (use.user == written.instruction) continue;
+      bool first = std::none_of(unordered.begin(), unordered.end(),
+                                [&](const InstructionAt& r) { return r.instruction == use.user; }) &&
+                   std::none_of(ordered.begin(), ordered.end(),
+                                [&](const InstructionAt& r) { return r.instruction == use.user; });
+      if (!first) continue;
+      (DependsOn(written.instruction, use.user) ? ordered : unordered).push_back(e.ctx.At(use.user));
+    }
+    if (unordered.empty() && ordered.empty()) continue;
+    Set(f, CauseRule::kDonatedParameterRewritten);
+    f->new_value = written;
+    f->writer = e.ctx.At(written.instruction);
+    f->outputs = {a.output_index};
+    f->aliased_parameter = a.parameter_number;
+    f->readers = unordered;
+    f->readers.insert(f->readers.end(), ordered.begin(), ordered.end());
+    f->old_value_readers.clear();
+    for (const InstructionAt& r : unordered) f->old_value_readers.push_back(r.instruction);
+    return true;
+  }
+  return false;
+}
+
 // An entry argument: read-only unless aliased with an output
 // (IsReadonlyEntryParameterValue). A writable one is still copied when
 // something reads its old contents after the update.
@@ -87,11 +147,72 @@ bool EntryParameter(const Evidence& e, CauseFacts* f) {
     Set(f, CauseRule::kDonatedParameterRead);
     return true;
   }
-  return false;
+  return DonatedBufferRewritten(e, s, f);
+}
+
+// The copy starts a loop's state, and the value it copies starts other
+// carries too — of the same loop (XLA's CSE merges identical jnp.zeros /
+// broadcasts) or of sibling loops (two jax.random loops from one key):
+// every carry needs a buffer of its own (AddCopiesForWhile copies each
+// init), so all but one get a copy, once per run of the loops.
+bool SharedByCarries(const Evidence& e, CauseFacts* f) {
+  const HloInstruction* my_loop = nullptr;
+  int64_t my_carry = -1;
+  for (const HloUse& use : UsesOf(e.me))
+    if (use.user->opcode() == HloOpcode::kWhile && use.operand_index.size() == 1) {
+      my_loop = use.user;
+      my_carry = use.operand_index[0];
+      break;
+    }
+  if (!my_loop) return false;
+  // Every carry the value starts, directly or through copies of it.
+  std::vector<std::pair<const HloInstruction*, int64_t>> starts;
+  std::vector<HloPosition> pending = {e.src};
+  for (size_t i = 0; i < pending.size() && i < 64; ++i)
+    for (const HloUse& use : UsesOf(pending[i])) {
+      if (use.user->opcode() == HloOpcode::kWhile && use.operand_index.size() == 1) {
+        std::pair<const HloInstruction*, int64_t> start{use.user, use.operand_index[0]};
+        if (std::find(starts.begin(), starts.end(), start) == starts.end()) starts.push_back(start);
+      } else if (use.user->opcode() == HloOpcode::kCopy) {
+        pending.push_back({use.user, {}});
+      }
+    }
+  if (starts.size() < 2) return false;
+  Set(f, CauseRule::kSharedByCarries);
+  f->loop = my_loop;
+  f->carry = my_carry;
+  for (const auto& [loop, carry] : starts) {
+    f->shared_loops.push_back(loop);
+    f->shared_carries.push_back(carry);
+  }
+  return true;
+}
+
+// A carry the body passes through unchanged (its root holds the body
+// parameter's element): the loop itself still needs the old value for its
+// next iteration.
+bool PassedThroughCarry(const Evidence& e) {
+  const HloInstruction* s = e.s();
+  if (e.role != ComputationRole::kWhileBody || s->opcode() != HloOpcode::kParameter ||
+      s->parent() != e.comp || e.src.index.size() != 1)
+    return false;
+  return DefiningPosition(e.comp->root_instruction(), e.src.index) == e.src;
 }
 
 bool ReadAfterUpdate(const Evidence& e, CauseFacts* f) {
-  if (e.readers.empty()) return false;
+  if (e.readers.empty()) {
+    // A carry passed through by this loop's body, copied to start a nested
+    // loop that overwrites it: the pass-through is the read of the original.
+    if (!PassedThroughCarry(e)) return false;
+    for (const HloUse& use : UsesOf(e.me)) {
+      if (use.user->opcode() != HloOpcode::kWhile) continue;
+      Set(f, CauseRule::kReadAfterLoopInit);
+      f->loop = use.user;
+      f->readers = {e.ctx.At(e.comp->root_instruction())};
+      return true;
+    }
+    return false;
+  }
   if (e.feeds()) {
     Set(f, CauseRule::kReadAfterUpdate);
     return true;
@@ -191,7 +312,9 @@ constexpr std::array kLayoutRules = {CauseRule::kLayoutChange, CauseRule::kMemor
 constexpr std::array kBranchRules = {CauseRule::kBranchUpdatesOperand, CauseRule::kBranchPassthrough,
                                      CauseRule::kBranchResult};
 constexpr std::array kConstantRules = {CauseRule::kConstantUpdated, CauseRule::kConstantReturned};
-constexpr std::array kParameterRules = {CauseRule::kNonDonatedParameter, CauseRule::kDonatedParameterRead};
+constexpr std::array kParameterRules = {CauseRule::kNonDonatedParameter, CauseRule::kDonatedParameterRead,
+                                        CauseRule::kDonatedParameterRewritten};
+constexpr std::array kSharedRules = {CauseRule::kSharedByCarries};
 constexpr std::array kReadRules = {CauseRule::kReadAfterUpdate, CauseRule::kReadAfterLoopInit};
 constexpr std::array kCarryRules = {CauseRule::kCarriesSwapped, CauseRule::kCarryPassedOnLive,
                                     CauseRule::kCarryPermuted, CauseRule::kCarryRebuilt};
@@ -204,11 +327,12 @@ struct Step {
   RuleFn fn;
 };
 
-const std::array<Step, 8> kSteps = {{
+const std::array<Step, 9> kSteps = {{
     {{"layout or memory space", kLayoutRules}, &LayoutOrMemorySpace},
     {{"conditional branch", kBranchRules}, &ConditionalBranch},
     {{"constant", kConstantRules}, &Constant},
     {{"entry parameter", kParameterRules}, &EntryParameter},
+    {{"shared value", kSharedRules}, &SharedByCarries},
     {{"read after update", kReadRules}, &ReadAfterUpdate},
     {{"loop carry", kCarryRules}, &LoopCarried},
     {{"carry's old value read", kOldValueRules}, &CarryOldValueRead},
@@ -272,7 +396,10 @@ CopyCause CauseOf(CauseRule rule) {
       return CopyCause::kOutputPassthrough;
     case CauseRule::kNonDonatedParameter:
       return CopyCause::kNonDonatedParameter;
+    case CauseRule::kSharedByCarries:
+      return CopyCause::kSharedValue;
     case CauseRule::kDonatedParameterRead:
+    case CauseRule::kDonatedParameterRewritten:
     case CauseRule::kReadAfterUpdate:
     case CauseRule::kReadAfterLoopInit:
       return CopyCause::kReadAfterUpdate;

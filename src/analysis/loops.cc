@@ -94,17 +94,41 @@ class SliceAccess {
     return v->opcode() == HloOpcode::kDynamicUpdateSlice || v->opcode() == HloOpcode::kScatter;
   }
 
-  // A kernel that rewrites an array as select(iota == i, new, old): a
-  // one-row update written as a whole-buffer `jnp.where`.
-  static bool MaskedUpdate(const HloInstruction* kernel) {
+  // A kernel that rewrites the carry `old` as select(iota == i, new, old):
+  // a one-row update written as a whole-buffer `jnp.where`. The select must
+  // produce the kernel's result and take the carry's old value as a branch
+  // (behind bitcasts); an iota and a select elsewhere in the kernel — a
+  // solver's stage array built with `where` — do not make one.
+  static bool MaskedUpdate(const HloInstruction* kernel, const HloPosition& old) {
     const HloComputation* fused = kernel ? kernel->fused_computation() : nullptr;
     if (!fused) return false;
-    bool iota = false, select = false;
-    for (const HloInstruction* i : fused->instructions()) {
-      iota |= i->opcode() == HloOpcode::kIota;
-      select |= i->opcode() == HloOpcode::kSelect;
+    bool iota = false;
+    for (const HloInstruction* i : fused->instructions()) iota |= i->opcode() == HloOpcode::kIota;
+    if (!iota) return false;
+    const HloInstruction* root = fused->root_instruction();
+    while (root->opcode() == HloOpcode::kBitcast && root->operand_count() == 1) root = root->operand(0);
+    if (root->opcode() != HloOpcode::kSelect || root->operand_count() != 3) return false;
+    for (int64_t b = 1; b <= 2; ++b) {
+      const HloInstruction* v = root->operand(b);
+      while (v->opcode() == HloOpcode::kBitcast && v->operand_count() == 1) v = v->operand(0);
+      if (v->opcode() != HloOpcode::kParameter) continue;
+      int64_t k = v->parameter_number();
+      if (k < kernel->operand_count() && DefiningPosition(kernel->operand(k), {}) == old) return true;
     }
-    return iota && select;
+    return false;
+  }
+
+  // The array at a position: a tuple-shaped value (a loop body's
+  // parameter) is followed into its element only, not into its siblings.
+  bool OfPosition(const HloPosition& pos, int depth = 0) {
+    if (pos.index.empty()) return Of(pos.instruction, depth);
+    if (!pos.instruction || depth > 8) return false;
+    for (const HloInstruction* user : pos.instruction->users()) {
+      if (user->opcode() != HloOpcode::kGetTupleElement || user->tuple_index() != pos.index[0]) continue;
+      HloPosition inner{user, ShapeIndex(pos.index.begin() + 1, pos.index.end())};
+      if (OfPosition(inner, depth + 1)) return true;
+    }
+    return false;
   }
 
   // Carry j of a loop body: the get-tuple-elements of its parameter.
@@ -121,6 +145,59 @@ class SliceAccess {
   std::vector<const HloInstruction*> visited_;
 };
 
+// A rewrite claim against the dump: the value that rewrites the carry and
+// the carry itself must be listed at one allocation and offset.
+void ConfirmRewrite(const CheckContext& ctx, const HloPosition& value, const HloPosition& carry,
+                    Confirmation* c) {
+  const BufferAssignment* ba = ctx.buffer_assignment();
+  if (!ba) return;
+  c->subject = ctx.ListedValue(value);
+  c->object = ctx.ListedValue(carry);
+  c->subject_slice = ba->SliceOf(c->subject.instruction->name(), c->subject.index);
+  c->object_slice = ba->SliceOf(c->object.instruction->name(), c->object.index);
+  if (!c->subject_slice || !c->object_slice) {
+    c->basis = Confirmation::Basis::kNotListed;
+    return;
+  }
+  c->basis = Confirmation::Basis::kSlicesCompared;
+  c->confirmed = c->subject_slice->allocation == c->object_slice->allocation &&
+                 c->subject_slice->offset == c->object_slice->offset;
+}
+
+// Every carry with its init and update (LoopCarry).
+std::vector<LoopCarry> LoopCarries(const CheckContext& ctx, const HloInstruction* w) {
+  std::vector<LoopCarry> out;
+  const HloComputation* body = w->while_body();
+  if (!w->shape().IsTuple() || w->operand_count() != 1 || !body) return out;
+  const HloInstruction* root = body->root_instruction();
+  const HloInstruction* param = body->parameter(0);
+  for (size_t j = 0; j < w->shape().tuple_shapes.size(); ++j) {
+    LoopCarry c;
+    c.index = static_cast<int64_t>(j);
+    c.shape = w->shape().tuple_shapes[j];
+    c.bytes = ByteSizeOf(*c.shape);
+    ShapeIndex at{c.index};
+    HloPosition init = DefiningPosition(w->operand(0), at);
+    for (int step = 0; step < 16; ++step) {
+      const CopySite* copy = ctx.CopyAt(init);
+      if (!copy) break;
+      if (!c.init_copy) c.init_copy = copy->copy.instruction;
+      init = DefiningPosition(copy->source, copy->source_index);
+    }
+    c.init = ctx.At(init.instruction);
+    if (std::optional<HloPosition> p = ctx.ParameterOrigin({w->operand(0), at})) {
+      c.parameter = p->instruction;
+      c.parameter_index = p->index;
+    }
+    if (root->opcode() == HloOpcode::kTuple && c.index < root->operand_count()) {
+      HloPosition d = DefiningPosition(root->operand(c.index), {});
+      if (!(d.instruction == param && d.index == at)) c.update = ctx.At(d.instruction);
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
 }  // namespace
 
 LoopFinding AnalyzeLoop(const CheckContext& ctx, const HloInstruction* w,
@@ -136,6 +213,7 @@ LoopFinding AnalyzeLoop(const CheckContext& ctx, const HloInstruction* w,
   l.source = ctx.Source(w);
   const HloComputation* body = w->while_body();
   if (!body) return l;
+  l.carries = LoopCarries(ctx, w);
   // Copies per iteration: copies whose enclosing loops include this while.
   // A copy runs once per iteration of this loop times the trip counts of
   // the loops between it and this one — whatever this loop's own trip count
@@ -159,10 +237,7 @@ LoopFinding AnalyzeLoop(const CheckContext& ctx, const HloInstruction* w,
       // The copy's array: the copy itself (an update on it), and what it
       // copies (a carry of this loop, or a value of the body).
       SliceAccess access;
-      const HloPosition& from = c.copied_from;
-      bool carry = from.instruction == body->parameter(0) && from.index.size() == 1;
-      s.grows_with_buffer = access.Of(c.copy.instruction) ||
-                            (carry ? access.Carry(body, from.index[0]) : access.Of(from.instruction));
+      s.grows_with_buffer = access.Of(c.copy.instruction) || access.OfPosition(c.copied_from);
       l.scaling.push_back(s);
     }
   }
@@ -209,7 +284,9 @@ LoopFinding AnalyzeLoop(const CheckContext& ctx, const HloInstruction* w,
         sc.shape = &s;
         sc.bytes = b;
         SliceAccess access;
-        sc.grows_with_buffer = access.Carry(body, j) || SliceAccess::MaskedUpdate(d.instruction);
+        sc.grows_with_buffer =
+            access.Carry(body, j) || SliceAccess::MaskedUpdate(d.instruction, HloPosition{param, {j}});
+        ConfirmRewrite(ctx, d, HloPosition{param, {j}}, &sc.confirmation);
         l.scaling.push_back(sc);
       }
     }

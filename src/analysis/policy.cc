@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <unordered_set>
 
+#include "hloscope/analysis/source_origin.h"
 #include "hloscope/ir/name_index.h"
 #include "hloscope/support/saturating.h"
 
@@ -51,7 +52,9 @@ bool GateOptions::any() const {
 }
 
 bool CountsForGates(const CopyFinding& copy, const GateOptions& options) {
-  return options.count_scalar_copies || !copy.minor;
+  if (copy.minor && !options.count_scalar_copies) return false;
+  if (copy.total_bytes && *copy.total_bytes < options.min_bytes) return false;
+  return options.count_library || !OriginOf(copy.source).library;
 }
 
 bool IsInPlace(const UpdateFinding& u) {
@@ -74,8 +77,10 @@ void EvaluateModule(const ModuleCheck& m, const GateOptions& o, std::vector<Viol
     out.push_back(std::move(v));
   }
   std::vector<const UpdateFinding*> chosen;
-  for (const UpdateFinding& u : m.updates)
+  for (const UpdateFinding& u : m.updates) {
+    if (!o.selective() && !o.count_library && OriginOf(u.source).library) continue;
     if (SelectedUpdate(u, o, sel)) chosen.push_back(&u);
+  }
   *any_selected |= !chosen.empty();
 
   // Updates that are not in place (with the copy they run on).

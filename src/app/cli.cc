@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cstring>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <sstream>
@@ -75,7 +76,11 @@ void AddAllowUnoptimized(CLI::App* cmd, bool* allow) {
 enum class Formats { kNone, kTextJson, kTextJsonSarif };
 
 void AddInput(CLI::App* cmd, InputFlags* f, Formats formats = Formats::kTextJson) {
-  cmd->add_option("FILE", f->file, "optimized HLO text ('-' for stdin)")->required();
+  cmd->add_option("FILE", f->file,
+                  formats == Formats::kTextJsonSarif
+                      ? "optimized HLO text ('-' for stdin), or an XLA dump folder (each optimized module)"
+                      : "optimized HLO text ('-' for stdin)")
+      ->required();
   cmd->add_option("--max-input-bytes", f->max_input_bytes,
                   "refuse inputs (the HLO, the buffer assignment, stdin) larger than N bytes (default 2 GiB)")
       ->check(CLI::PositiveNumber);
@@ -153,6 +158,10 @@ Runner AddCheck(CLI::App& app) {
       ->check(kBudget);
   cmd->add_flag("--count-scalar-copies", g.count_scalar_copies,
                 "gates count copies of scalars too (the loop counters XLA copies in every loop)");
+  cmd->add_flag("--include-library", g.count_library,
+                "gates count findings made inside library code too (jax.random's helpers, site-packages)");
+  cmd->add_option("--min-bytes", g.min_bytes, "gates ignore copies moving fewer than N bytes per call")
+      ->check(kBudget);
   cmd->add_option("--update", g.update_names,
                   "gate only this update (instruction or fusion name; repeatable)");
   cmd->add_option("--line", f->lines, "gate only the updates of this line (train.py:42; repeatable)");
@@ -177,6 +186,9 @@ Runner AddCheck(CLI::App& app) {
       }
       f->req.gates.lines.push_back(*spec);
     }
+    std::error_code ec;
+    if (f->in.file != "-" && std::filesystem::is_directory(f->in.file, ec))
+      return RunCheckFolderCommand(f->in.file, f->in.request(true), f->req, out, err);
     return WithSession(f->in, true, err, [&](Session& s) { return RunCheckCommand(s, f->req, out, err); });
   };
 }

@@ -6,20 +6,12 @@
 #include <filesystem>
 
 #include "hloscope/app/commands.h"
+#include "hloscope/parser/dump_folder.h"
 #include "hloscope/report/render_diff.h"
 #include "hloscope/support/input_file.h"
 
 namespace hloscope {
 namespace {
-
-// XLA names an optimized dump `module_NNNN.NAME.<backend>_after_optimizations.txt`
-// (GPU: `…sm_9.0a_gpu_after_optimizations.txt`); its buffer assignment and
-// memory report end otherwise, and `before_optimizations` is not optimized.
-bool IsOptimizedDump(const std::string& file) {
-  static constexpr std::string_view kSuffix = "after_optimizations.txt";
-  return file.size() >= kSuffix.size() &&
-         file.compare(file.size() - kSuffix.size(), kSuffix.size(), kSuffix) == 0;
-}
 
 Result<Json> CheckHlo(const std::string& path, const DiffRequest& request) {
   SessionRequest r;
@@ -37,19 +29,15 @@ Result<Json> CheckHlo(const std::string& path, const DiffRequest& request) {
 }
 
 Result<Json> LoadFolder(const std::string& path, const DiffRequest& request) {
-  std::error_code ec;
+  Result<DumpFolder> folder = ListDumpFolder(path);
+  if (!folder.ok()) return folder.error();
   std::vector<std::string> files;
-  for (std::filesystem::directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec)) {
-    std::error_code fec;
-    if (!it->is_regular_file(fec)) continue;
-    std::string name = it->path().filename().string();
-    if (IsOptimizedDump(name)) files.push_back(it->path().string());
-  }
-  if (ec) return CannotOpenFile(path, ec.message());
+  for (const DumpModule& m : folder->modules)
+    for (const DumpHloFile& f : m.files)
+      if (f.optimized) files.push_back(f.path);
   if (files.empty())
     return InputDiagnostic(path,
                            "no optimized HLO dump in this folder (XLA's *after_optimizations.txt files)");
-  std::sort(files.begin(), files.end());
   Json doc = JsonEnvelope("check");
   doc["modules"] = Json::array();
   for (const std::string& file : files) {

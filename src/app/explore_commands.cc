@@ -73,7 +73,18 @@ int RunExplainCommand(Session& session, const ExplainRequest& request, std::ostr
       continue;
     }
     HloNameIndex::Lookup found = a->module.names().Resolve(request.instruction);
-    if (found.matches.empty()) continue;
+    if (found.matches.empty()) {
+      // A computation's name: its role and who calls it.
+      std::string_view name = request.instruction;
+      if (name.starts_with("%")) name.remove_prefix(1);
+      for (const HloComputation* comp : a->module.computations())
+        if (comp->name() == name) {
+          all.push_back(ExplainComputation(*a, *comp));
+          break;
+        }
+      if (!all.empty()) break;
+      continue;
+    }
     if (!found.instruction) {
       std::vector<std::string> names;
       for (const HloInstruction* i : found.matches)
@@ -87,8 +98,8 @@ int RunExplainCommand(Session& session, const ExplainRequest& request, std::ostr
     break;  // the first module that has it
   }
   if (all.empty()) {
-    err << fmt::format("hloscope explain: no instruction named '{}' in {}\n", request.instruction,
-                       request.input_name);
+    err << fmt::format("hloscope explain: no instruction or computation named '{}' in {}\n",
+                       request.instruction, request.input_name);
     return kExitError;
   }
   if (request.format == OutputFormat::kJson) {

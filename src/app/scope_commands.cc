@@ -17,14 +17,19 @@ int RunScopesCommand(Session& session, OutputFormat format, std::ostream& out) {
 }
 
 bool CheckScopeExists(Session& session, const std::string& scope, std::ostream& err) {
+  return CheckScopeExists(session.modules(), scope, err);
+}
+
+bool CheckScopeExists(const std::vector<const HloModule*>& modules, const std::string& scope,
+                      std::ostream& err) {
   if (scope.empty()) return true;
   std::vector<ScopeCount> all;
-  for (const HloModule* m : session.modules()) {
+  for (const HloModule* m : modules) {
     if (AnyInstructionInScope(*m, scope)) return true;
     std::vector<ScopeCount> s = ListScopes(*m);
     all.insert(all.end(), s.begin(), s.end());
   }
-  std::string input = session.module_count() ? session.module(0).path() : "";
+  std::string input = modules.empty() ? "" : modules.front()->path();
   err << "hloscope: error: "
       << UnknownScopeMessage(scope, ClosestScopes(all, scope), input.empty() ? "FILE" : input) << "\n";
   return false;

@@ -20,6 +20,8 @@ std::string_view CopyCauseName(CopyCause cause) {
       return "output-aliasing";
     case CopyCause::kConditionalBranch:
       return "conditional-branch";
+    case CopyCause::kSharedValue:
+      return "shared-value";
     case CopyCause::kLayoutChange:
       return "layout-change";
     case CopyCause::kMemorySpaceMove:
@@ -50,6 +52,10 @@ std::string_view CauseRuleName(CauseRule rule) {
       return "non-donated-parameter";
     case CauseRule::kDonatedParameterRead:
       return "donated-parameter-read";
+    case CauseRule::kDonatedParameterRewritten:
+      return "donated-parameter-rewritten";
+    case CauseRule::kSharedByCarries:
+      return "shared-by-carries";
     case CauseRule::kReadAfterUpdate:
       return "read-after-update";
     case CauseRule::kReadAfterLoopInit:

@@ -186,10 +186,27 @@ Json LoopJson(const LoopFinding& l) {
     js["shape"] = s.shape->ToString();
     js["bytes"] = Opt(s.bytes);
     js["grows_with_buffer"] = s.grows_with_buffer;
-    js["text"] = ScalingText(s);
+    js["confirmed"] = s.confirmation.confirmed ? Json(*s.confirmation.confirmed) : Json(nullptr);
+    js["text"] = ScalingText(s, l);
     scaling.push_back(std::move(js));
   }
   j["scaling"] = std::move(scaling);
+  Json carries = Json::array();
+  for (const LoopCarry& c : l.carries) {
+    Json jc;
+    jc["index"] = c.index;
+    jc["shape"] = c.shape->ToString();
+    jc["bytes"] = Opt(c.bytes);
+    jc["name"] = NullIfEmpty(CarryName(c));
+    jc["parameter"] = c.parameter ? Json(c.parameter->parameter_number()) : Json(nullptr);
+    jc["init"] = c.init.instruction ? RefJson(c.init.instruction) : Json(nullptr);
+    jc["init_source"] = SourceJson(c.init.source);
+    jc["update"] = c.update.instruction ? RefJson(c.update.instruction) : Json(nullptr);
+    jc["update_source"] = SourceJson(c.update.source);
+    jc["text"] = CarryOriginText(c);
+    carries.push_back(std::move(jc));
+  }
+  j["carries"] = std::move(carries);
   j["enclosing_loops"] = Refs(l.enclosing_loops);
   j["source"] = SourceJson(l.source);
   return j;

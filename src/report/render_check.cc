@@ -4,8 +4,10 @@
 #include <fmt/ranges.h>
 
 #include <map>
+#include <set>
 #include <sstream>
 
+#include "hloscope/analysis/source_origin.h"
 #include "hloscope/ir/computation.h"
 #include "hloscope/report/enum_names.h"
 #include "hloscope/report/json_stream.h"
@@ -28,6 +30,9 @@ void CopiesSection(const ModuleCheck& m, const CheckTextOptions& options, std::o
   };
   std::vector<Row> rows;
   std::map<std::string, size_t> row_of;
+  // Copies made inside library code, by library (source_origin.h): a count
+  // and bytes each, below the user's, since their hints cannot be acted on.
+  std::map<std::string, Row> library;
   for (const CopyFinding& c : m.copies) {
     if (c.total_bytes && *c.total_bytes < options.min_copy_bytes_shown) continue;
     // Scalar copies (loop counters, constants that start a loop) cost
@@ -35,6 +40,12 @@ void CopiesSection(const ModuleCheck& m, const CheckTextOptions& options, std::o
     if (c.minor) {
       ++(c.scalar ? scalars : prefetches);
       scalar_bytes = SatAdd(scalar_bytes, c.total_bytes.value_or(0));
+      continue;
+    }
+    if (SourceOrigin origin = OriginOf(c.source); origin.library) {
+      Row& row = library[origin.library_part];
+      row.copies.push_back(&c);
+      row.total = row.copies.size() == 1 ? c.total_bytes : SatAdd(row.total, c.total_bytes);
       continue;
     }
     std::string key = fmt::format("{}\n{}\n{}\n{}\n{}\n{}", CopyCauseName(c.cause.cause), CauseDetail(c),
@@ -70,6 +81,14 @@ void CopiesSection(const ModuleCheck& m, const CheckTextOptions& options, std::o
     std::string hint = CauseHint(c);
     if (!hint.empty()) out << fmt::format("  {:<22} hint:  {}\n", "", hint);
   }
+  if (!library.empty()) {
+    out << "  made inside library code (gates skip these unless --include-library):\n";
+    for (const auto& [part, row] : library) {
+      size_t n = row.copies.size();
+      out << fmt::format("    {:<36} {} cop{}, {} per call (largest {})\n", part, n, n == 1 ? "y" : "ies",
+                         HumanBytes(row.total), row.copies.front()->instruction()->name());
+    }
+  }
   if (scalars > 0 && prefetches == 0)
     out << fmt::format("  + {} scalar cop{} ({} per call: loop counters and loop-start constants)\n", scalars,
                        scalars == 1 ? "y" : "ies", HumanBytes(scalar_bytes));
@@ -80,9 +99,25 @@ void CopiesSection(const ModuleCheck& m, const CheckTextOptions& options, std::o
         MinorCopiesText(scalars, prefetches), HumanBytes(scalar_bytes));
 }
 
+// Findings made in the user's code first, then those made inside library
+// code (source_origin.h) under their own heading.
+template <typename Finding, typename Fn>
+void UserThenLibrary(const std::vector<Finding>& findings, std::ostream& out, Fn&& each) {
+  bool heading = false;
+  for (bool library : {false, true})
+    for (const Finding& f : findings) {
+      if (OriginOf(f.source).library != library) continue;
+      if (library && !heading) {
+        out << "  made inside library code:\n";
+        heading = true;
+      }
+      each(f);
+    }
+}
+
 void UpdatesSection(const ModuleCheck& m, std::ostream& out) {
   out << "\nUPDATES\n";
-  for (const UpdateFinding& u : m.updates) {
+  UserThenLibrary(m.updates, out, [&](const UpdateFinding& u) {
     std::string extra;
     if (u.runs_on) extra += fmt::format(" on {}", u.runs_on->instruction->name());
     if (u.full_rewrite) extra += " full-rewrite";
@@ -92,20 +127,64 @@ void UpdatesSection(const ModuleCheck& m, std::ostream& out) {
                        UpdateLabel(u.site), HumanBytes(u.bytes_written),
                        ExecutionsText(u.executions, u.executions_upper_bound), SourceText(u.source), extra);
     if (u.confirmation.confirmed == false) out << fmt::format("  {:<17} {}\n", "", ConfirmationText(u));
-  }
+  });
 }
 
 void LoopsSection(const ModuleCheck& m, std::ostream& out) {
   out << "\nLOOPS\n";
-  for (const LoopFinding& l : m.loops) {
+  UserThenLibrary(m.loops, out, [&](const LoopFinding& l) {
     std::string trips = l.trip_count ? fmt::format("{} iterations ({})", *l.trip_count,
                                                    TripCountSourceName(l.trip_count_source))
                                      : "unknown trip count";
     out << fmt::format("  {:<18} {:<40} per iteration: {} copied, {} rewritten{}\n", l.loop->name(), trips,
                        HumanBytes(l.copy_bytes_per_iteration), HumanBytes(l.rewrite_bytes_per_iteration),
                        l.scales_with_buffer ? " — grows with buffer size" : "");
-    for (const LoopScaling& s : l.scaling) out << fmt::format("  {:<18} {}\n", "", ScalingText(s));
-  }
+    std::map<int64_t, const LoopScaling*> rewrites;
+    // Copies made inside library code: one line for all of them.
+    std::set<std::string> library_parts;
+    int64_t library_copies = 0;
+    std::optional<int64_t> library_bytes = 0;
+    for (const LoopScaling& s : l.scaling) {
+      if (s.kind != LoopScaling::Kind::kCopy) {
+        rewrites[s.carry] = &s;
+        continue;
+      }
+      const CopyFinding* c = m.FindCopy(s.copy);
+      if (SourceOrigin origin = OriginOf(c ? c->source : std::nullopt);
+          origin.library && !s.grows_with_buffer) {
+        library_parts.insert(origin.library_part);
+        ++library_copies;
+        library_bytes = SatAdd(library_bytes, s.bytes);
+        continue;
+      }
+      out << fmt::format("  {:<18} {}\n", "", ScalingText(s, l));
+    }
+    if (library_copies > 0)
+      out << fmt::format("  {:<18} + {} cop{} made inside library code ({}): {} each iteration\n", "",
+                         library_copies, library_copies == 1 ? "y" : "ies", fmt::join(library_parts, ", "),
+                         HumanBytes(library_bytes));
+    // The carries the user may recognise: arrays (scalars are counters and
+    // flags), each with the argument or line it starts from and what updates
+    // it (a full rewrite as the scaling entry says it). Without the carries
+    // (a loop whose state is not a tuple), the rewrites are listed alone.
+    int64_t scalar_carries = 0;
+    for (const LoopCarry& c : l.carries) {
+      auto rewrite = rewrites.find(c.index);
+      const LoopScaling* r = rewrite == rewrites.end() ? nullptr : rewrite->second;
+      if (r) rewrites.erase(rewrite);
+      if (c.shape->IsArray() && c.shape->dimensions.empty() && !r) {
+        ++scalar_carries;
+        continue;
+      }
+      if (!c.shape->IsArray()) continue;
+      out << fmt::format("  {:<18} {:<22} {:<20} {:>9}  {}\n", "", CarryLabel(c), c.shape->ToString(),
+                         HumanBytes(c.bytes), CarryOriginText(c, r));
+    }
+    for (const auto& [carry, s] : rewrites) out << fmt::format("  {:<18} {}\n", "", ScalingText(*s, l));
+    if (scalar_carries > 0)
+      out << fmt::format("  {:<18} + {} scalar carr{} (counters, flags)\n", "", scalar_carries,
+                         scalar_carries == 1 ? "y" : "ies");
+  });
 }
 
 void ParametersSection(const ModuleCheck& m, std::ostream& out) {
@@ -136,10 +215,16 @@ void RenderCheckText(const std::vector<const ModuleCheck*>& modules, const Check
     if (!m.parameters.empty()) ParametersSection(m, out);
     if (m.buffer_assignment_applied) {
       ConfirmationCounts n = CountConfirmations(m);
+      ConfirmationCounts r = CountRewriteConfirmations(m);
+      std::string rewrites =
+          r.confirmed + r.contradicted + r.not_checkable == 0
+              ? ""
+              : fmt::format("; loop rewrite claims: {} confirmed, {} contradicted, {} not checkable",
+                            r.confirmed, r.contradicted, r.not_checkable);
       out << fmt::format(
           "\nverdicts checked against XLA's buffer assignment ({}): {} confirmed, {} contradicted, {} "
-          "not checkable\n",
-          m.buffer_assignment_path, n.confirmed, n.contradicted, n.not_checkable);
+          "not checkable{}\n",
+          m.buffer_assignment_path, n.confirmed, n.contradicted, n.not_checkable, rewrites);
     } else if (m.buffer_assignment_mismatch) {
       out << fmt::format(
           "\nthe buffer assignment {} was not applied: it describes another module ({}); verdicts "

@@ -1,10 +1,12 @@
 #include "hloscope/report/render_explain.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <map>
 
+#include "hloscope/analysis/source_map.h"
 #include "hloscope/ir/printer.h"
 #include "hloscope/report/enum_names.h"
 #include "hloscope/report/explain_words.h"
@@ -358,10 +360,95 @@ void RenderExplanationText(const Explanation& e, std::ostream& out) {
   }
 }
 
+namespace {
+
+std::string_view CallRoleWords(CallRole role) {
+  switch (role) {
+    case CallRole::kCalls:
+      return "the kernel (or async computation) it runs";
+    case CallRole::kToApply:
+      return "the function it applies";
+    case CallRole::kBody:
+      return "its loop body";
+    case CallRole::kCondition:
+      return "its loop condition";
+    case CallRole::kBranch:
+    case CallRole::kTrueComputation:
+    case CallRole::kFalseComputation:
+      return "a branch";
+    case CallRole::kCalledComputations:
+      return "a computation the custom call runs";
+    case CallRole::kSelect:
+    case CallRole::kScatter:
+      return "its select/scatter function";
+    case CallRole::kOther:
+      break;
+  }
+  return "a called computation";
+}
+
+}  // namespace
+
+Explanation ExplainComputation(const ModuleAnalysis& a, const HloComputation& comp) {
+  Explanation e;
+  e.module = &a.module;
+  e.computation = &comp;
+  std::vector<std::string> params;
+  for (const HloInstruction* p : comp.parameters())
+    if (p) params.push_back(p->shape().ToString(/*print_layout=*/false));
+  e.text = fmt::format("computation {} ({}) — {} instructions, ({}) -> {}", comp.name(),
+                       ComputationRoleName(RoleOf(comp)), comp.instructions().size(), fmt::join(params, ", "),
+                       comp.root_instruction()->shape().ToString(/*print_layout=*/false));
+
+  ExplainSection callers{"Who calls it", {}};
+  for (const HloInstruction* caller : comp.callers()) {
+    for (const CalledComputation& cc : caller->called_computations()) {
+      if (cc.computation != &comp) continue;
+      std::string where = SourceText(ResolveSource(a.module, *caller));
+      callers.lines.push_back(fmt::format("{} ({}) in {} calls it as {}{}", caller->name(),
+                                          HloOpcodeString(caller->opcode()), caller->parent()->name(),
+                                          CallRoleWords(cc.role), where.empty() ? "" : ", at " + where));
+    }
+  }
+  if (comp.is_entry()) callers.lines.push_back("It is the ENTRY computation: the program itself.");
+  if (callers.lines.empty()) callers.lines.push_back("Nothing in this module calls it.");
+  e.sections.push_back(std::move(callers));
+
+  ExplainSection runs{"How often it runs", {}};
+  std::optional<int64_t> n = a.counts.Of(&comp);
+  runs.lines.push_back(n ? fmt::format("{} time{} per call of the program.", *n, *n == 1 ? "" : "s")
+                         : "An unknown number of times per call (a loop around it has no known trip count).");
+  e.sections.push_back(std::move(runs));
+
+  ExplainSection inside{"What it does", {}};
+  for (const HloInstruction* caller : comp.callers())
+    if (const LoopFinding* l = caller->opcode() == HloOpcode::kWhile ? a.check.FindLoop(caller) : nullptr) {
+      inside.lines.push_back(fmt::format("The body of {}: per iteration {} copied, {} rewritten{}.",
+                                         caller->name(), HumanBytes(l->copy_bytes_per_iteration),
+                                         HumanBytes(l->rewrite_bytes_per_iteration),
+                                         l->scales_with_buffer ? " — grows with buffer size" : ""));
+      for (const LoopCarry& c : l->carries)
+        inside.lines.push_back(
+            fmt::format("{} {}: {}", CarryLabel(c), c.shape->ToString(), CarryOriginText(c)));
+    }
+  for (const CopyFinding& c : a.check.copies)
+    if (c.instruction()->parent() == &comp)
+      inside.lines.push_back(fmt::format("copies {} ({}, {} per run): {}", c.instruction()->name(),
+                                         c.shape->ToString(), HumanBytes(c.bytes), CauseDetail(c)));
+  for (const UpdateFinding& u : a.check.updates)
+    if (u.site.owner()->parent() == &comp || u.site.instruction->parent() == &comp)
+      inside.lines.push_back(
+          fmt::format("updates {}: {}", UpdateLabel(u.site), UpdateVerdictName(u.verdict)));
+  if (inside.lines.empty()) inside.lines.push_back("No copies, updates or loops of its own.");
+  e.sections.push_back(std::move(inside));
+  return e;
+}
+
 Json ExplanationModuleJson(const Explanation& e) {
   Json jm = ModuleHeaderJson(*e.module);
   Json j;
   j["instruction"] = RefJson(e.instruction);
+  j["computation"] = e.computation ? Json(std::string(e.computation->name())) : Json(nullptr);
   j["text"] = e.text;
   j["sections"] = Json::array();
   for (const ExplainSection& s : e.sections) {

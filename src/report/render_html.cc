@@ -200,7 +200,7 @@ void LoopsSection(const ModuleContext& m, std::ostream& out) {
     std::vector<std::string> scaling;
     for (const LoopScaling& s : l.scaling)
       scaling.push_back(fmt::format("<li{}>{}</li>", s.grows_with_buffer ? " class=\"bad\"" : "",
-                                    HtmlShown(ScalingText(s))));
+                                    HtmlShown(ScalingText(s, l))));
     std::string inner = l.enclosing_loops.empty() ? "" : std::string(l.enclosing_loops.front()->name());
     out << fmt::format(
         "<tr id=\"{}\"{}><td>{}{}</td>{}{}{}{}<td>{}</td><td>{}<ul>{}</ul></td></tr>\n",

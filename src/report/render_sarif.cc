@@ -47,6 +47,8 @@ std::vector<Rule> Rules() {
        "Compute the result into the donated buffer (update it in place) instead of building a new array.");
   copy(CopyCause::kConditionalBranch, "A branch of lax.cond copies its operand or result",
        "Update the array in both branches the same way, or move the update out of the conditional.");
+  copy(CopyCause::kSharedValue, "One value starts several loop carries: each carry gets its own copy",
+       "Pass the initial arrays in as donated arguments, so that each carry starts in a buffer of its own.");
   copy(CopyCause::kLayoutChange, "A physical transpose (layout change)",
        "Keep one layout across the program.");
   copy(CopyCause::kMemorySpaceMove, "A copy between memory spaces",

@@ -66,6 +66,13 @@ TEST_P(FixtureTest, VerdictsConfirmedByBufferAssignment) {
       EXPECT_TRUE(c.executions.has_value()) << c.instruction()->name();
     }
   }
+  // Every "carry rewritten in full" claim: XLA keeps the rewriting value
+  // in the carry's own slice.
+  for (const LoopFinding& l : check.loops)
+    for (const LoopScaling& sc : l.scaling)
+      if (sc.kind == LoopScaling::Kind::kCarryRewritten)
+        EXPECT_EQ(sc.confirmation.confirmed, std::optional<bool>(true))
+            << l.loop->name() << " carry " << sc.carry << " rewritten by " << PositionText(sc.rewritten_by);
   for (const LoopFinding& l : check.loops) {
     if (l.trip_count && l.enclosing_loops.empty()) {
       EXPECT_TRUE(l.executions.has_value()) << l.loop->name();

@@ -551,7 +551,8 @@ TEST(ExploreExplain, GuidedReadingOfAModule) {
   std::ostringstream none, none_err;
   EXPECT_EQ(RunExplainCommand(*session, o, none, none_err), kExitError);
   EXPECT_TRUE(none.str().empty());
-  EXPECT_EQ(none_err.str(), "hloscope explain: no instruction named 'no-such-instruction' in nested_fori\n");
+  EXPECT_EQ(none_err.str(),
+            "hloscope explain: no instruction or computation named 'no-such-instruction' in nested_fori\n");
 }
 
 }  // namespace

@@ -77,6 +77,24 @@ TEST(LoopGrowth, JaxRandomLoopsAreNotFlagged) {
   EXPECT_FALSE(flagged);
 }
 
+// The library workloads (tests/fixtures/jax-libs, tools/library_programs),
+// timed at 4x and 16x the buffer by bench/library_growth_bench.py
+// (docs/accuracy.md): those whose time per step stays flat have no flagged
+// loop; the replay ring that samples the old ring every step, whose time
+// grows 3.4x at 4x rows, is flagged. (A diffrax stage array built with a
+// masked `where` and a sum-tree descent's per-sample mass were flagged once:
+// neither is the buffer.)
+TEST(LoopGrowth, LibraryWorkloadsWhoseTimeIsFlatAreNotFlagged) {
+  for (const char* f :
+       {"blackjax_hmc_buffer", "blackjax_nuts_scan", "diffrax_saveat_ts", "equinox_train_step",
+        "evosax_cma_es_loop", "flashbax_flat_scan", "flax_linen_scan_epoch", "flax_linen_trainstate_step",
+        "flax_nnx_train_step", "gymnax_cartpole_rollout", "haiku_train_step", "numpyro_nuts_collect",
+        "optax_adamw_step", "optax_sgd_scan", "optimistix_lm_fit", "random_reservoir_scan",
+        "random_ring_fill"})
+    EXPECT_FALSE(Flagged((kRoot / "jax-libs" / f / "module.hlo.txt").string()).first) << f;
+  EXPECT_TRUE(Flagged((kRoot / "jax-libs" / "replay_dqn_slow" / "module.hlo.txt").string()).first);
+}
+
 // A nested while that updates the outer loop's carry in place does not
 // rewrite it: its state lives in the outer carry's buffer.
 TEST(LoopGrowth, NestedWhileIsNotAFullRewriteOfTheOuterCarry) {

@@ -100,7 +100,7 @@ ENTRY %main (x: s32[]) -> (s32[]) {
   EXPECT_NE(one.out.find("computation cond (while condition)"), std::string::npos) << one.out;
   CliRun none = Cli({"explain", p.string(), "zz"});
   EXPECT_EQ(none.code, 2);
-  EXPECT_EQ(none.err, "hloscope explain: no instruction named 'zz' in " + p.string() + "\n");
+  EXPECT_EQ(none.err, "hloscope explain: no instruction or computation named 'zz' in " + p.string() + "\n");
   fs::remove(p);
 }
 
@@ -124,6 +124,58 @@ TEST(CliTest, ABufferAssignmentIsAppliedOnlyToASingleModule) {
   EXPECT_EQ((*s2)->buffer_assignment_path(), "");
   EXPECT_TRUE((*s2)->buffer_assignment_ignored());
   EXPECT_FALSE((*s2)->Checks()[0]->updates[0].confirmation.confirmed.has_value());
+}
+
+}  // namespace
+}  // namespace hloscope
+
+namespace hloscope {
+namespace {
+
+// A donated fori_loop that updates in place passes every gate at once.
+TEST(CliTest, ADonatedInPlaceLoopPassesEveryGate) {
+  CliRun r = Cli({"check", Fixture("loop_dus_donated"), "--fail-on-copies-in-loops", "--fail-on-out-of-place",
+                  "--fail-on-contradiction", "--max-copy-bytes", "0", "--max-copies", "0",
+                  "--max-copies-in-loops", "0", "--max-copy-bytes-in-loops", "0"});
+  EXPECT_EQ(r.code, 0) << r.err;
+}
+
+// --min-bytes: copies moving fewer bytes per call do not count.
+TEST(CliTest, MinBytesIgnoresSmallCopies) {
+  // loop_read_after_write copies its 4 KiB buffer 100 times per call (400 KiB).
+  EXPECT_EQ(Cli({"check", Fixture("loop_read_after_write"), "--fail-on-copies-in-loops"}).code, 1);
+  EXPECT_EQ(
+      Cli({"check", Fixture("loop_read_after_write"), "--fail-on-copies-in-loops", "--min-bytes", "409600"})
+          .code,
+      1);
+  EXPECT_EQ(
+      Cli({"check", Fixture("loop_read_after_write"), "--fail-on-copies-in-loops", "--min-bytes", "409601"})
+          .code,
+      0);
+}
+
+}  // namespace
+}  // namespace hloscope
+
+namespace hloscope {
+namespace {
+
+// explain takes a computation's name: its role, who calls it, what it does.
+TEST(CliTest, ExplainAComputationSaysWhoCallsIt) {
+  CliRun r = Cli({"explain", Fixture("loop_dus_donated"), "region_0.3.clone.clone.clone"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("computation region_0.3.clone.clone.clone (while body)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("calls it as its loop body"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("carry 1 (buf) f32[1024]{0}: from argument 0 (buf); updated by "
+                       "select_dynamic-update-slice_fusion"),
+            std::string::npos)
+      << r.out;
+  CliRun json =
+      Cli({"explain", Fixture("loop_dus_donated"), "%region_0.3.clone.clone.clone", "--format", "json"});
+  ASSERT_EQ(json.code, 0) << json.err;
+  nlohmann::json doc = nlohmann::json::parse(json.out);
+  EXPECT_EQ(doc["modules"][0]["explanation"]["computation"], "region_0.3.clone.clone.clone");
+  EXPECT_TRUE(doc["modules"][0]["explanation"]["instruction"].is_null());
 }
 
 }  // namespace

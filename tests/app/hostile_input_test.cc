@@ -366,9 +366,14 @@ TEST_F(HostileInputTest, ControlCharactersFromMetadataAreEscapedEverywhere) {
 // --- 4. Files --------------------------------------------------------------------
 
 TEST_F(HostileInputTest, DirectoriesAndDevicesGetAMessage) {
-  CliRun dir = Cli({"check", "--allow-unoptimized", dir_.string()});
+  CliRun dir = Cli({"stats", dir_.string()});
   EXPECT_EQ(dir.code, 2);
   EXPECT_EQ(dir.err.rfind(dir_.string() + ": error: is a directory, not an HLO file", 0), 0u) << dir.err;
+  // check takes a dump folder; this one holds no module dumps.
+  CliRun check_dir = Cli({"check", dir_.string()});
+  EXPECT_EQ(check_dir.code, 2);
+  EXPECT_EQ(check_dir.err.rfind(dir_.string() + ": error: a folder without XLA module dumps", 0), 0u)
+      << check_dir.err;
   std::string file = Write("m.hlo",
                            "HloModule m\nENTRY %e (p: f32[4]) -> f32[4] {\n"
                            "  ROOT %p = f32[4]{0} parameter(0)\n}\n");

@@ -105,8 +105,9 @@ def test_the_page_renders_with_findings_picture_and_source(hloscope_bin, tmp_pat
 
 def test_the_library_programs_carries_have_the_users_names(hloscope_bin, tmp_path):
     dom = Dom(browser.dump_dom(report(hloscope_bin, tmp_path, OPTAX)))
-    # Carries start as the donated arguments: optax's state by its pytree path.
-    assert "argument 5 (opt_state_1__0__mu__b1__.1)" in dom.text
+    # Carries start as the donated arguments: optax's state by its pytree path
+    # (the parameter's op_name, as JAX wrote it).
+    assert "argument 5 (opt_state[1][0].mu['b1'])" in dom.text
     assert "grows with buffer size" in dom.text
     # Filters exist for the tables with enough rows.
     assert dom.find("div", class_="filters")

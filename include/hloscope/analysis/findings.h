@@ -47,6 +47,7 @@ enum class CopyCause : uint8_t {
   kOutputPassthrough,    // an entry output passes a parameter/constant through
   kOutputAliasing,       // a result is copied into a donated argument's buffer
   kConditionalBranch,    // a conditional branch protects its input or fills its output
+  kSharedValue,          // one value starts several loop carries: each needs its own buffer
   kLayoutChange,         // physical transpose (layout assignment)
   kMemorySpaceMove,      // between memory spaces (S(n)), prefetch/offload
   kUnknown,
@@ -65,18 +66,23 @@ enum class CauseRule : uint8_t {
   kConstantReturned,      // a constant reaches the output
   kNonDonatedParameter,   // an entry argument without input_output_alias
   kDonatedParameterRead,  // a donated argument is still read after its update
-  kReadAfterUpdate,       // a value is still read after an in-place update of it
-  kReadAfterLoopInit,     // a value becomes a loop's state but is read afterwards
-  kCarriesSwapped,        // two loop carries trade places
-  kCarryPassedOnLive,     // a carry is passed on while its old value is live
-  kCarryRebuilt,          // a carry's new value is built in a temporary and copied back
-  kCarryPermuted,         // a carry's new value is received by a collective-permute
-  kCarryOldValueRead,     // a carry's old value is read after its new one exists
-  kOutputDuplicated,      // the copy reaches several output indices
-  kOutputAlsoReturned,    // the copied value is itself returned at another index
-  kOutputAliasing,        // the copy fills an output aliased to a donated argument
-  kOutputPassthrough,     // a parameter passes through to an output
-  kNone,                  // no rule fits: cause kUnknown
+  // A donated argument's buffer receives its new value (the output aliased
+  // with it) while a reader of the old value is not ordered before the
+  // writer by data dependence: XLA keeps the old value in a copy.
+  kDonatedParameterRewritten,
+  kSharedByCarries,     // the value starts several carries of one loop
+  kReadAfterUpdate,     // a value is still read after an in-place update of it
+  kReadAfterLoopInit,   // a value becomes a loop's state but is read afterwards
+  kCarriesSwapped,      // two loop carries trade places
+  kCarryPassedOnLive,   // a carry is passed on while its old value is live
+  kCarryRebuilt,        // a carry's new value is built in a temporary and copied back
+  kCarryPermuted,       // a carry's new value is received by a collective-permute
+  kCarryOldValueRead,   // a carry's old value is read after its new one exists
+  kOutputDuplicated,    // the copy reaches several output indices
+  kOutputAlsoReturned,  // the copied value is itself returned at another index
+  kOutputAliasing,      // the copy fills an output aliased to a donated argument
+  kOutputPassthrough,   // a parameter passes through to an output
+  kNone,                // no rule fits: cause kUnknown
 };
 
 // An instruction with the user's source line it comes from (for sentences
@@ -137,8 +143,14 @@ struct CauseFacts {
   // Loop-carried rules: the carry written (`carry`), the one read (`other_carry`).
   std::optional<int64_t> carry;
   std::optional<int64_t> other_carry;
+  // kSharedByCarries: every carry the value starts (loop and index).
+  std::vector<const HloInstruction*> shared_loops;
+  std::vector<int64_t> shared_carries;
   // kCarryOldValueRead: the new value and the readers of the old one.
+  // kDonatedParameterRewritten: the new value written into the donated
+  // buffer; `readers` then starts with those the new value does not depend on.
   HloPosition new_value;
+  InstructionAt writer;  // kDonatedParameterRewritten: the instruction that makes the new value
   std::vector<const HloInstruction*> old_value_readers;
   // Output rules: the entry output indices the copy reaches; the other index
   // the copied value is returned at (kOutputAlsoReturned); the donated
@@ -270,10 +282,35 @@ struct LoopScaling {
   // copying or rewriting it whole every iteration is what makes the step
   // cost grow with the buffer (loops.cc, docs/analysis.md "Loops").
   bool grows_with_buffer = false;
+  // kCarryRewritten, checked against the buffer assignment: XLA must keep
+  // the rewriting value in the carry's own slice (subject: the value,
+  // object: the carry in the body), so the kernel writes the whole carry
+  // there every iteration; another slice contradicts the claim.
+  Confirmation confirmation;
+};
+
+// One element of a loop's state, with what the program reveals of the
+// user's name for it: the entry argument it starts from, the instruction
+// (and line) that makes its first value, and the one that makes its new
+// value each iteration.
+struct LoopCarry {
+  int64_t index = 0;
+  const Shape* shape = nullptr;
+  std::optional<int64_t> bytes;
+  // The entry parameter the initial value comes from (through copies,
+  // bitcasts and outer loops' state); nullptr when it is made in the program.
+  const HloInstruction* parameter = nullptr;
+  ShapeIndex parameter_index;
+  InstructionAt init;                         // defines the value the loop starts from, behind copies
+  const HloInstruction* init_copy = nullptr;  // the copy it reaches the loop through, if any
+  // Defines the new value in the body; nullptr when the body passes the
+  // carry through unchanged.
+  InstructionAt update;
 };
 
 struct LoopFinding {
   const HloInstruction* loop = nullptr;
+  std::vector<LoopCarry> carries;
   std::optional<int64_t> trip_count;
   TripCountSource trip_count_source = TripCountSource::kUnknown;
   std::optional<int64_t> executions;

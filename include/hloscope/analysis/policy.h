@@ -10,6 +10,12 @@
 //   and XLA's buffer assignment does not contradict it. in-place-on-copy,
 //   out-of-place and contradicted in-place verdicts are not.
 // * A copy whose executions (or bytes) are unknown breaks every byte budget.
+// * Findings made inside library code (analysis/source_origin.h: JAX's
+//   private jitted helpers such as jit(_threefry_split), or frames under
+//   site-packages) are not counted unless count_library: their hints cannot
+//   be acted on. Updates picked by name or line are counted wherever they are.
+// * Copies moving fewer than min_bytes per call are not counted (a copy
+//   whose total is unknown always is).
 #ifndef HLOSCOPE_ANALYSIS_POLICY_H_
 #define HLOSCOPE_ANALYSIS_POLICY_H_
 
@@ -32,6 +38,8 @@ struct GateOptions {
   std::optional<int64_t> max_copies_in_loops;      // number of copies inside loops
   std::optional<int64_t> max_copy_bytes_in_loops;  // per call, copies inside loops
   bool count_scalar_copies = false;
+  bool count_library = false;  // --include-library
+  int64_t min_bytes = 0;       // --min-bytes: per call
   // Restrict the update, copies-in-loops and contradiction gates to these
   // updates, by instruction or fusion name (`name`, `%name`,
   // `computation/name`, resolved through the module's name index; a name

@@ -57,6 +57,19 @@ struct CheckRequest {
 std::vector<FusionSelection> SessionKernels(Session& session, const std::string& scope);
 // Prints the report; prints broken gates to `err` and returns 1 for them.
 int RunCheckCommand(Session& session, const CheckRequest& request, std::ostream& out, std::ostream& err);
+// `check DIR`: a dump folder. Lists its modules (text), then checks every
+// optimized one, each with the buffer assignment beside it; gates count
+// them all. `base` is the request each file is opened with (its path and
+// buffer assignment are the file's). No optimized module is an error.
+int RunCheckFolderCommand(const std::string& folder, const SessionRequest& base, const CheckRequest& request,
+                          std::ostream& out, std::ostream& err);
+// What both print: the modules' findings in the request's format, and the
+// broken gates (returns 1 for them). `titles`: text only, a line above
+// each module's check (a dump folder's file and signature).
+using CheckModuleTitles = std::vector<std::string>;
+int WriteCheckOutput(const std::vector<const ModuleCheck*>& modules,
+                     const std::vector<FusionSelection>& kernels, const CheckRequest& request,
+                     const CheckModuleTitles* titles, std::ostream& out, std::ostream& err);
 
 struct FusionsRequest {
   OutputFormat format = OutputFormat::kText;
@@ -142,6 +155,9 @@ int RunScopesCommand(Session& session, OutputFormat format, std::ostream& out);
 // A --scope no instruction of the session lies in: prints which scopes are
 // closest to `err` and returns false (the command exits 2).
 bool CheckScopeExists(Session& session, const std::string& scope, std::ostream& err);
+// The same over modules of several sessions (a dump folder).
+bool CheckScopeExists(const std::vector<const HloModule*>& modules, const std::string& scope,
+                      std::ostream& err);
 int RunPrintCommand(Session& session, std::ostream& out);
 
 }  // namespace hloscope

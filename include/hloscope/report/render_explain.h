@@ -26,6 +26,7 @@ struct ExplainSection {
 struct Explanation {
   const HloModule* module = nullptr;
   const HloInstruction* instruction = nullptr;  // nullptr for the module reading
+  const HloComputation* computation = nullptr;  // `explain FILE COMPUTATION`
   std::string text;                             // the HLO line (instruction) or the module header
   std::vector<ExplainSection> sections;
 };
@@ -33,6 +34,9 @@ struct Explanation {
 // `analysis` must have its sources built (EnsureSources).
 Explanation ExplainInstruction(const ModuleAnalysis& analysis, const InstructionFacts& facts);
 Explanation ExplainModule(const ModuleAnalysis& analysis);
+// A computation: its role, who calls it (and from which line), how often it
+// runs, and the findings inside it (a loop body's carries, copies, updates).
+Explanation ExplainComputation(const ModuleAnalysis& analysis, const HloComputation& computation);
 
 void RenderExplanationText(const Explanation& e, std::ostream& out);
 // One module object of the explain document: header + "explanation".

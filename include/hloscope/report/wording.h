@@ -19,6 +19,7 @@
 #include "hloscope/analysis/line_spec.h"
 #include "hloscope/analysis/policy.h"
 #include "hloscope/analysis/where_query.h"
+#include "hloscope/report/cause_words.h"
 
 namespace hloscope {
 
@@ -48,6 +49,9 @@ std::string PositionText(const HloPosition& pos);
 // A value in the user's terms: `argument 0 (buf)`, `carry 1 of while.4`,
 // `carry 1 of while.4 (after the loop)`, else PositionText.
 std::string ValueText(const HloPosition& pos);
+// An entry parameter as the user named the argument: its op_name, which JAX
+// sets to the argument's path ("buf", "state.params['w']"), else its name.
+std::string ArgumentName(const HloInstruction* parameter);
 // `dynamic-update-slice.3 in select_fusion`, or the instruction alone.
 std::string UpdateLabel(const UpdateSite& site);
 // An update's label, or `carry {1} of while.3` for a loop state.
@@ -62,10 +66,7 @@ std::string FileLinesText(const std::vector<FileLines>& files);
 // ---------------------------------------------------------------------------
 // Findings
 
-// Why a copy exists, one line in the user's terms.
-std::string CauseDetail(const CopyFinding& copy);
-// The one-line fix for a copy; "" when there is none to offer.
-std::string CauseHint(const CopyFinding& copy);
+// CauseDetail and CauseHint: report/cause_words.h.
 // Why an update got its verdict, one line.
 std::string UpdateReason(const UpdateFinding& update);
 // What was compared in XLA's buffer assignment; "" without a dump.
@@ -75,9 +76,26 @@ std::string ConfirmationText(const UpdateFinding& update);
 struct ConfirmationCounts {
   int64_t confirmed = 0, contradicted = 0, not_checkable = 0;
 };
+// The update verdicts' confirmations.
 ConfirmationCounts CountConfirmations(const ModuleCheck& module);
+// The loops' rewrite claims (carries rewritten in full), the same way.
+ConfirmationCounts CountRewriteConfirmations(const ModuleCheck& module);
 // One line of what grows with the buffer in a loop.
 std::string ScalingText(const LoopScaling& scaling);
+// The same, naming the carry as CarryLabel does (the loop's carries).
+std::string ScalingText(const LoopScaling& scaling, const LoopFinding& loop);
+// The user's name for a carry where the program reveals one: the entry
+// argument it starts from, as JAX names it (op_name "buf", "params['w']"),
+// with the element inside it; "" when it is made inside the program.
+std::string CarryName(const LoopCarry& carry);
+// "carry 1 (buf)", or "carry 1" without a name.
+std::string CarryLabel(const LoopCarry& carry);
+// Where a carry comes from and what updates it: "from argument 0 (buf);
+// updated by dynamic-update-slice.3 (train.py:32)", "made by broadcast.2
+// (train.py:12); passed through"; with the loop's scaling entry for a
+// carry rewritten in full: "…; rewritten in full by fusion.4 (train.py:9)
+// every iteration — grows with buffer size".
+std::string CarryOriginText(const LoopCarry& carry, const LoopScaling* rewrite = nullptr);
 // The one-line answer for a module, e.g. "jit_f: 2 copies, 400 MiB moved
 // per call, 99% inside while.7 at dir/train.py:42."
 std::string Headline(const ModuleCheck& module);

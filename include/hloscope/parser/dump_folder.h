@@ -1,0 +1,55 @@
+// An XLA dump folder (--xla_dump_to): its modules and their HLO files, by
+// XLA's file naming, so that `check DIR` and `diff DIR DIR` can check
+// every optimized module with the buffer assignment dumped beside it.
+//
+// XLA names each file module_NNNN.NAME.STAGE.txt (debug_options_flags.cc,
+// dump.cc): NNNN is the module's unique id, NAME its name (jit_f), STAGE
+// `before_optimizations`, `<backend>_after_optimizations` (cpu_,
+// sm_9.0a_gpu_) or `cl_<build>.after_optimizations` (TPU). The same
+// stem with -buffer-assignment.txt, -memory-usage-report.txt, .ll, .o,
+// thunk_sequence.txt … are other dumps of the module, not HLO.
+#ifndef HLOSCOPE_PARSER_DUMP_FOLDER_H_
+#define HLOSCOPE_PARSER_DUMP_FOLDER_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "hloscope/support/result.h"
+
+namespace hloscope {
+
+struct DumpHloFile {
+  std::string path;   // the folder joined with the file name
+  std::string file;   // the file name
+  std::string stage;  // "before_optimizations", "cpu_after_optimizations", …
+  int64_t bytes = 0;
+  bool optimized = false;         // STAGE ends in after_optimizations
+  std::string buffer_assignment;  // the -buffer-assignment.txt beside it, or empty
+};
+
+struct DumpModule {
+  std::string id;                  // NNNN as XLA wrote it ("0003")
+  std::string name;                // "jit_f"
+  std::vector<DumpHloFile> files;  // before_optimizations first, then optimized
+};
+
+struct DumpFolder {
+  std::string path;
+  std::vector<DumpModule> modules;  // by id
+  int64_t other_files = 0;          // files that are not a module's HLO text
+
+  int64_t optimized_files() const;
+};
+
+// True if `file` (a file name) is XLA's optimized HLO dump of a module.
+bool IsOptimizedDumpName(std::string_view file);
+
+// Lists the folder (not recursively). An unreadable folder is an error;
+// a folder without module dumps is not (`modules` is empty).
+Result<DumpFolder> ListDumpFolder(const std::string& path);
+
+}  // namespace hloscope
+
+#endif  // HLOSCOPE_PARSER_DUMP_FOLDER_H_

@@ -1,0 +1,19 @@
+// The sentences about one copy: why it exists (CauseDetail) and the fix
+// (CauseHint), from the cause rule that explained it.
+#ifndef HLOSCOPE_REPORT_CAUSE_WORDS_H_
+#define HLOSCOPE_REPORT_CAUSE_WORDS_H_
+
+#include <string>
+
+#include "hloscope/analysis/findings.h"
+
+namespace hloscope {
+
+// Why a copy exists, one line in the user's terms.
+std::string CauseDetail(const CopyFinding& copy);
+// The one-line fix for a copy; "" when there is none to offer.
+std::string CauseHint(const CopyFinding& copy);
+
+}  // namespace hloscope
+
+#endif  // HLOSCOPE_REPORT_CAUSE_WORDS_H_

@@ -1,0 +1,81 @@
+// `hloscope check DIR`: every optimized module of an XLA dump folder, each
+// opened as its own session so that it is checked against its own buffer
+// assignment (a dump describes one module).
+#include <fmt/format.h>
+
+#include <memory>
+
+#include "hloscope/app/commands.h"
+#include "hloscope/parser/dump_folder.h"
+#include "hloscope/report/render_dump_folder.h"
+
+namespace hloscope {
+
+int RunCheckFolderCommand(const std::string& folder, const SessionRequest& base, const CheckRequest& request,
+                          std::ostream& out, std::ostream& err) {
+  if (!base.buffer_assignment_path.empty() || !base.thunk_metadata_path.empty()) {
+    err << fmt::format(
+        "hloscope: error: {} is a dump folder: each module is checked with the buffer assignment beside "
+        "it (--buffer-assignment and --thunk-metadata take one module's dump: pass its HLO file)\n",
+        folder);
+    return kExitError;
+  }
+  Result<DumpFolder> listed = ListDumpFolder(folder);
+  if (!listed.ok()) {
+    err << listed.error().Format();
+    return kExitError;
+  }
+  const DumpFolder& dump = *listed;
+  if (dump.optimized_files() == 0) {
+    err << InputDiagnostic(folder,
+                           dump.modules.empty()
+                               ? "a folder without XLA module dumps (module_NNNN.NAME.*.txt): dump with "
+                                 "XLA_FLAGS=--xla_dump_to=DIR, or pass an HLO file"
+                               : fmt::format("a dump folder of {} module{} without an optimized HLO dump "
+                                             "(*after_optimizations.txt): only HLO before optimization, "
+                                             "whose copies are not yet decided",
+                                             dump.modules.size(), dump.modules.size() == 1 ? "" : "s"))
+               .Format();
+    return kExitError;
+  }
+  std::vector<std::unique_ptr<Session>> sessions;
+  std::vector<const DumpModule*> owners;
+  std::vector<const DumpHloFile*> files;
+  for (const DumpModule& m : dump.modules)
+    for (const DumpHloFile& f : m.files) {
+      if (!f.optimized) continue;
+      SessionRequest r = base;
+      r.path = f.path;
+      r.text.reset();
+      Result<std::unique_ptr<Session>> s = Session::Open(r);
+      if (!s.ok()) {
+        err << s.error().Format();
+        return kExitError;
+      }
+      sessions.push_back(std::move(s).value());
+      owners.push_back(&m);
+      files.push_back(&f);
+    }
+  // A scope need only exist in one of the modules.
+  std::vector<const HloModule*> all;
+  for (const auto& s : sessions)
+    for (const HloModule* m : s->modules()) all.push_back(m);
+  if (!CheckScopeExists(all, request.scope, err)) return kExitError;
+  std::vector<std::unique_ptr<ScopedChecks>> scoped;
+  std::vector<const ModuleCheck*> modules;
+  std::vector<FusionSelection> kernels;
+  CheckModuleTitles titles;
+  for (size_t i = 0; i < sessions.size(); ++i) {
+    scoped.push_back(std::make_unique<ScopedChecks>(*sessions[i], request.scope));
+    for (const ModuleCheck* m : scoped.back()->modules()) {
+      modules.push_back(m);
+      titles.push_back(DumpModuleTitle(*owners[i], *files[i], *m->module));
+    }
+    if (request.format == OutputFormat::kJson && request.kernels)
+      for (FusionSelection& k : SessionKernels(*sessions[i], request.scope)) kernels.push_back(std::move(k));
+  }
+  if (request.format == OutputFormat::kText) RenderDumpFolderText(dump, out);
+  return WriteCheckOutput(modules, kernels, request, &titles, out, err);
+}
+
+}  // namespace hloscope

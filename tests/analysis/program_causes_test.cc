@@ -1,0 +1,184 @@
+// Causes real programs need, on inline HLO shaped like what XLA emits for
+// them: a donated weight whose backward-pass reader its own update does not
+// wait for (a train step), and one value that starts several loop carries
+// (identical jnp.zeros merged by CSE, or one key for two jax.random loops).
+// The compiled programs, and the fixes the hints name, are in
+// tests/python/test_hint_fixes.py.
+#include <gtest/gtest.h>
+
+#include "check_test_util.h"
+#include "hloscope/report/wording.h"
+
+namespace hloscope {
+namespace {
+
+using testing::Check;
+using testing::FindCopy;
+using testing::Name;
+using testing::ParseOne;
+
+// w is donated (aliased with output {0}); XLA keeps its old value in %cw.
+// %back (the backward pass of an earlier layer) reads it, and the update
+// %new does not depend on %back; %g does feed %new.
+constexpr char kTrainStep[] = R"(
+HloModule m, input_output_alias={ {0}: (0, {}, may-alias) }
+ENTRY %main (w: f32[8], x: f32[8]) -> (f32[8], f32[8]) {
+  %w = f32[8]{0} parameter(0), metadata={op_name="params[\'w\']"}
+  %x = f32[8]{0} parameter(1), metadata={op_name="x"}
+  %cw = f32[8]{0} copy(%w)
+  %g = f32[8]{0} multiply(%cw, %x), metadata={op_name="jit(step)/transpose(jvp())/mul" source_file="train.py" source_line=11}
+  %back = f32[8]{0} add(%cw, %x), metadata={op_name="jit(step)/transpose(jvp())/dot_general" source_file="train.py" source_line=12}
+  %new = f32[8]{0} subtract(%cw, %g), metadata={op_name="jit(step)/sub" source_file="train.py" source_line=14}
+  ROOT %t = (f32[8]{0}, f32[8]{0}) tuple(%new, %back)
+}
+)";
+
+TEST(ProgramCausesTest, DonatedWeightReadByAnUnorderedBackwardPass) {
+  auto m = ParseOne(kTrainStep);
+  ASSERT_TRUE(m);
+  ModuleCheck check = Check(*m);
+  const CopyFinding* c = FindCopy(check, "cw");
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->cause.rule, CauseRule::kDonatedParameterRewritten);
+  EXPECT_EQ(c->cause.cause, CopyCause::kReadAfterUpdate);
+  EXPECT_EQ(Name(c->cause.writer.instruction), "new");
+  ASSERT_EQ(c->cause.old_value_readers.size(), 1u);
+  EXPECT_EQ(Name(c->cause.old_value_readers[0]), "back");  // %g feeds %new: ordered, not a culprit
+  ASSERT_FALSE(c->cause.readers.empty());
+  EXPECT_EQ(Name(c->cause.readers[0].instruction), "back");
+  EXPECT_EQ(CauseDetail(*c),
+            "argument 0 (params['w']) is donated and its buffer receives the new value (new (train.py:14), "
+            "output {0}) while back (train.py:12) and 1 more still read the old one, and the new value does "
+            "not depend on it: XLA orders kernels by data dependence, not by source order, so it keeps the "
+            "old value in this copy");
+  EXPECT_NE(CauseHint(*c).find("make the new value depend on every read of the old one"), std::string::npos);
+}
+
+// The same value at carries 1 and 2 of one loop: one carry gets a copy.
+constexpr char kSharedInit[] = R"(
+HloModule m
+%body (t: (s32[], f32[64], f32[64])) -> (s32[], f32[64], f32[64]) {
+  %t = (s32[], f32[64]{0}, f32[64]{0}) parameter(0)
+  %i = s32[] get-tuple-element(%t), index=0
+  %a = f32[64]{0} get-tuple-element(%t), index=1
+  %b = f32[64]{0} get-tuple-element(%t), index=2
+  %one = f32[1]{0} constant({1})
+  %ua = f32[64]{0} dynamic-update-slice(%a, %one, %i)
+  %ub = f32[64]{0} dynamic-update-slice(%b, %one, %i)
+  %k = s32[] constant(1)
+  %n = s32[] add(%i, %k)
+  ROOT %r = (s32[], f32[64]{0}, f32[64]{0}) tuple(%n, %ua, %ub)
+}
+%cond (t: (s32[], f32[64], f32[64])) -> pred[] {
+  %t = (s32[], f32[64]{0}, f32[64]{0}) parameter(0)
+  %i = s32[] get-tuple-element(%t), index=0
+  %lim = s32[] constant(10)
+  ROOT %lt = pred[] compare(%i, %lim), direction=LT
+}
+ENTRY %main () -> (f32[64], f32[64]) {
+  %zero = f32[] constant(0)
+  %z = f32[64]{0} broadcast(%zero), dimensions={}, metadata={op_name="jit(f)/broadcast_in_dim" source_file="f.py" source_line=3}
+  %cz = f32[64]{0} copy(%z)
+  %i0 = s32[] constant(0)
+  %init = (s32[], f32[64]{0}, f32[64]{0}) tuple(%i0, %z, %cz)
+  %w = (s32[], f32[64]{0}, f32[64]{0}) while(%init), condition=%cond, body=%body
+  %ra = f32[64]{0} get-tuple-element(%w), index=1
+  %rb = f32[64]{0} get-tuple-element(%w), index=2
+  ROOT %out = (f32[64]{0}, f32[64]{0}) tuple(%ra, %rb)
+}
+)";
+
+TEST(ProgramCausesTest, OneValueStartsSeveralCarries) {
+  auto m = ParseOne(kSharedInit);
+  ASSERT_TRUE(m);
+  ModuleCheck check = Check(*m);
+  const CopyFinding* c = FindCopy(check, "cz");
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->cause.rule, CauseRule::kSharedByCarries);
+  EXPECT_EQ(c->cause.cause, CopyCause::kSharedValue);
+  EXPECT_EQ(c->cause.shared_carries, (std::vector<int64_t>{1, 2}));
+  EXPECT_EQ(
+      CauseDetail(*c),
+      "z starts carries 1, 2 of w: each carry needs a buffer of its own (XLA merges identical initial "
+      "values such as jnp.zeros of one shape), so it copies the value for carry 2 of w, once per run of "
+      "the loop");
+  EXPECT_NE(CauseHint(*c).find("pass the initial arrays in as donated arguments"), std::string::npos);
+
+  // The carries, by what starts and updates them.
+  ASSERT_EQ(check.loops.size(), 1u);
+  const LoopFinding& l = check.loops[0];
+  ASSERT_EQ(l.carries.size(), 3u);
+  EXPECT_EQ(CarryOriginText(l.carries[1]), "made by z (f.py:3); updated by ua");
+  EXPECT_EQ(CarryOriginText(l.carries[2]), "made by z (f.py:3) via cz; updated by ub");
+  EXPECT_EQ(l.carries[2].init_copy, c->instruction());
+}
+
+// The same, when the program itself hands one computed array to both
+// carries: no merging to blame and no tested fix, so no hint.
+TEST(ProgramCausesTest, OneComputedValueStartsSeveralCarries) {
+  std::string text = kSharedInit;
+  text.replace(text.find("%z = f32[64]{0} broadcast(%zero), dimensions={}"), 47,
+               "%z = f32[64]{0} iota(), iota_dimension=0");
+  auto m = ParseOne(text);
+  ASSERT_TRUE(m);
+  ModuleCheck check = Check(*m);
+  const CopyFinding* c = FindCopy(check, "cz");
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->cause.rule, CauseRule::kSharedByCarries);
+  // An iota is still one XLA may have merged (jnp.arange twice).
+  EXPECT_NE(CauseDetail(*c).find("XLA merges identical initial values"), std::string::npos);
+
+  text.replace(text.find("%z = f32[64]{0} iota(), iota_dimension=0"), 40, "%z = f32[64]{0} exponential(%pz)");
+  text.replace(text.find("ENTRY %main () -> (f32[64], f32[64]) {"), 38,
+               "ENTRY %main (pz: f32[64]) -> (f32[64], f32[64]) {\n  %pz = f32[64]{0} parameter(0)");
+  m = ParseOne(text);
+  ASSERT_TRUE(m);
+  check = Check(*m);
+  c = FindCopy(check, "cz");
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->cause.rule, CauseRule::kSharedByCarries);
+  EXPECT_NE(CauseDetail(*c).find("the program starts them from the same array"), std::string::npos)
+      << CauseDetail(*c);
+  EXPECT_EQ(CauseHint(*c), "");
+}
+
+// A carry named after the argument it starts from (its op_name, unescaped).
+TEST(ProgramCausesTest, CarriesAreNamedAfterTheArgumentTheyStartFrom) {
+  auto m = ParseOne(R"(
+HloModule m, input_output_alias={ {}: (0, {}, may-alias) }
+%body (t: (s32[], f32[64])) -> (s32[], f32[64]) {
+  %t = (s32[], f32[64]{0}) parameter(0)
+  %i = s32[] get-tuple-element(%t), index=0
+  %a = f32[64]{0} get-tuple-element(%t), index=1
+  %one = f32[1]{0} constant({1})
+  %ua = f32[64]{0} dynamic-update-slice(%a, %one, %i), metadata={source_file="t.py" source_line=7}
+  %k = s32[] constant(1)
+  %n = s32[] add(%i, %k)
+  ROOT %r = (s32[], f32[64]{0}) tuple(%n, %ua)
+}
+%cond (t: (s32[], f32[64])) -> pred[] {
+  %t = (s32[], f32[64]{0}) parameter(0)
+  %i = s32[] get-tuple-element(%t), index=0
+  %lim = s32[] constant(10)
+  ROOT %lt = pred[] compare(%i, %lim), direction=LT
+}
+ENTRY %main (buf: f32[64]) -> f32[64] {
+  %buf = f32[64]{0} parameter(0), metadata={op_name="state.buf[\'x\']"}
+  %i0 = s32[] constant(0)
+  %init = (s32[], f32[64]{0}) tuple(%i0, %buf)
+  %w = (s32[], f32[64]{0}) while(%init), condition=%cond, body=%body
+  ROOT %out = f32[64]{0} get-tuple-element(%w), index=1
+}
+)");
+  ASSERT_TRUE(m);
+  ModuleCheck check = Check(*m);
+  ASSERT_EQ(check.loops.size(), 1u);
+  const LoopCarry& c = check.loops[0].carries[1];
+  EXPECT_EQ(CarryName(c), "state.buf['x']");
+  EXPECT_EQ(CarryLabel(c), "carry 1 (state.buf['x'])");
+  EXPECT_EQ(CarryOriginText(c), "from argument 0 (state.buf['x']); updated by ua (t.py:7)");
+  EXPECT_EQ(CarryName(check.loops[0].carries[0]), "");  // the counter starts from a constant
+}
+
+}  // namespace
+}  // namespace hloscope

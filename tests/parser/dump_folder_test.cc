@@ -1,0 +1,84 @@
+// An XLA dump folder is listed by XLA's file naming: modules by id and
+// name, which of their HLO files are optimized, and the buffer assignment
+// beside each optimized one.
+#include "hloscope/parser/dump_folder.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace hloscope {
+namespace {
+
+namespace fs = std::filesystem;
+
+class DumpFolderTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("hloscope_dump_folder_test_" + std::to_string(::getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  void Write(const std::string& name, const std::string& text = "x") { std::ofstream(dir_ / name) << text; }
+  fs::path dir_;
+};
+
+TEST_F(DumpFolderTest, ModulesByIdWithTheirStagesAndBufferAssignments) {
+  Write("module_0007.jit_step.before_optimizations.txt", "12345");
+  Write("module_0007.jit_step.cpu_after_optimizations.txt", "1234567890");
+  Write("module_0007.jit_step.cpu_after_optimizations-buffer-assignment.txt");
+  Write("module_0007.jit_step.cpu_after_optimizations-memory-usage-report.txt");
+  Write("module_0007.jit_step.ir-no-opt.ll");
+  Write("module_0002.jit_step.cl_739473212.after_optimizations.txt");
+  Write("module_0002.jit_step.0012.hlo-pass.after_dce.before_cse.txt");
+  fs::create_directories(dir_ / "module_0009.jit_x.cpu_after_optimizations.txt");  // not a file
+
+  Result<DumpFolder> folder = ListDumpFolder(dir_.string());
+  ASSERT_TRUE(folder.ok()) << folder.error().Format();
+  ASSERT_EQ(folder->modules.size(), 2u);
+  EXPECT_EQ(folder->other_files, 4);
+  EXPECT_EQ(folder->optimized_files(), 2);
+
+  const DumpModule& tpu = folder->modules[0];
+  EXPECT_EQ(tpu.id, "0002");
+  EXPECT_EQ(tpu.name, "jit_step");
+  ASSERT_EQ(tpu.files.size(), 1u);
+  EXPECT_EQ(tpu.files[0].stage, "cl_739473212.after_optimizations");
+  EXPECT_TRUE(tpu.files[0].optimized);
+  EXPECT_EQ(tpu.files[0].buffer_assignment, "");
+
+  const DumpModule& cpu = folder->modules[1];
+  EXPECT_EQ(cpu.id, "0007");
+  ASSERT_EQ(cpu.files.size(), 2u);
+  EXPECT_EQ(cpu.files[0].stage, "before_optimizations");
+  EXPECT_FALSE(cpu.files[0].optimized);
+  EXPECT_EQ(cpu.files[0].bytes, 5);
+  EXPECT_EQ(cpu.files[1].stage, "cpu_after_optimizations");
+  EXPECT_EQ(cpu.files[1].bytes, 10);
+  EXPECT_EQ(cpu.files[1].buffer_assignment,
+            (dir_ / "module_0007.jit_step.cpu_after_optimizations-buffer-assignment.txt").string());
+}
+
+TEST_F(DumpFolderTest, OptimizedNames) {
+  EXPECT_TRUE(IsOptimizedDumpName("module_0000.jit_f.sm_9.0a_gpu_after_optimizations.txt"));
+  EXPECT_TRUE(IsOptimizedDumpName("module_0000.jit_f.cpu_after_optimizations.txt"));
+  EXPECT_FALSE(IsOptimizedDumpName("module_0000.jit_f.before_optimizations.txt"));
+  EXPECT_FALSE(IsOptimizedDumpName("module_0000.jit_f.cpu_after_optimizations-buffer-assignment.txt"));
+  EXPECT_FALSE(IsOptimizedDumpName("module.hlo.txt"));
+  EXPECT_FALSE(IsOptimizedDumpName("module_x1.jit_f.cpu_after_optimizations.txt"));
+}
+
+TEST_F(DumpFolderTest, EmptyFolderHasNoModulesAndAMissingOneIsAnError) {
+  Result<DumpFolder> empty = ListDumpFolder(dir_.string());
+  ASSERT_TRUE(empty.ok());
+  EXPECT_TRUE(empty->modules.empty());
+  Result<DumpFolder> missing = ListDumpFolder((dir_ / "nope").string());
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.error().Format().find("nope"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace hloscope
