@@ -164,6 +164,69 @@ void ConfirmRewrite(const CheckContext& ctx, const HloPosition& value, const Hlo
                  c->subject_slice->offset == c->object_slice->offset;
 }
 
+// Walks back from `cur` through what writes into its operand's buffer:
+// in-place pairs (dynamic-update-slice, scatter, aliasing custom calls),
+// nested whiles (copy insertion makes a while's state its operand's
+// buffers), and conditionals and calls whose every branch (the callee)
+// returns, at that index, its parameter's value through such a chain — a
+// `lax.cond` with an updating and a pass-through branch updates the carry
+// in place, it does not rewrite it. Returns where the walk stops; `moved`
+// says whether it took a step.
+HloPosition FollowInPlace(const CheckContext& ctx, HloPosition cur, bool* moved, int depth = 0) {
+  for (int step = 0; step < 64 && depth < 8; ++step) {
+    const HloInstruction* i = cur.instruction;
+    if (i->opcode() == HloOpcode::kWhile && i->operand_count() == 1) {
+      *moved = true;
+      cur = DefiningPosition(i->operand(0), cur.index);
+      continue;
+    }
+    if (i->opcode() == HloOpcode::kConditional || i->opcode() == HloOpcode::kCall) {
+      std::optional<HloPosition> next;
+      bool agree = true;
+      int64_t branch = 0;
+      for (const CalledComputation& cc : i->called_computations()) {
+        bool is_branch = cc.role == CallRole::kBranch || cc.role == CallRole::kTrueComputation ||
+                         cc.role == CallRole::kFalseComputation;
+        if (!cc.computation || (i->opcode() == HloOpcode::kConditional) != is_branch) continue;
+        int64_t this_branch = branch++;
+        bool inner = false;
+        HloPosition end = FollowInPlace(ctx, DefiningPosition(cc.computation->root_instruction(), cur.index),
+                                        &inner, depth + 1);
+        // DefiningPosition crosses from a callee's parameter to the
+        // caller's operand by itself; a parameter of the callee is mapped.
+        HloPosition from = end;
+        if (end.instruction->parent() == cc.computation) {
+          int64_t operand = i->opcode() == HloOpcode::kConditional ? this_branch + 1
+                            : end.instruction->opcode() == HloOpcode::kParameter
+                                ? end.instruction->parameter_number()
+                                : -1;
+          if (end.instruction->opcode() != HloOpcode::kParameter || operand < 0 ||
+              operand >= i->operand_count()) {
+            agree = false;
+            break;
+          }
+          from = DefiningPosition(i->operand(operand), end.index);
+        }
+        if (next && !(*next == from)) agree = false;
+        next = from;
+      }
+      // Every branch must hand back the same operand value (a branch that
+      // returns something else rewrites the carry).
+      if (!agree || !next || *next == cur) break;
+      *moved = true;
+      cur = *next;
+      continue;
+    }
+    const InPlacePair* pp = nullptr;
+    for (const InPlacePair& p : ctx.PairsOf(i))
+      if (p.output_index == cur.index) pp = &p;
+    if (!pp) break;
+    *moved = true;
+    cur = DefiningPosition(i->operand(pp->operand_number), pp->operand_index);
+  }
+  return cur;
+}
+
 // Every carry with its init and update (LoopCarry).
 std::vector<LoopCarry> LoopCarries(const CheckContext& ctx, const HloInstruction* w) {
   std::vector<LoopCarry> out;
@@ -251,24 +314,8 @@ LoopFinding AnalyzeLoop(const CheckContext& ctx, const HloInstruction* w,
       if (d.instruction == param && d.index == ShapeIndex{j}) continue;  // passed through
       if (ctx.CopyAt(d)) continue;                                       // counted as a copy
       // Walk back through in-place updates on the same buffer.
-      HloPosition cur = d;
       bool in_place_chain = false;
-      for (int step = 0; step < 64; ++step) {
-        // A nested while keeps its state in its operand's buffers (copy
-        // insertion makes them one): what it updates in place, the outer
-        // carry is updated in place.
-        if (cur.instruction->opcode() == HloOpcode::kWhile && cur.instruction->operand_count() == 1) {
-          in_place_chain = true;
-          cur = DefiningPosition(cur.instruction->operand(0), cur.index);
-          continue;
-        }
-        const InPlacePair* pp = nullptr;
-        for (const InPlacePair& p : ctx.PairsOf(cur.instruction))
-          if (p.output_index == cur.index) pp = &p;
-        if (!pp) break;
-        in_place_chain = true;
-        cur = DefiningPosition(cur.instruction->operand(pp->operand_number), pp->operand_index);
-      }
+      FollowInPlace(ctx, d, &in_place_chain);
       if (in_place_chain) continue;
       const Shape& s = root->operand(j)->shape();
       if (s.IsTuple()) continue;
