@@ -201,6 +201,10 @@ def test_the_hint_names_a_fix_that_removes_the_copy(name):
     rule = name.split("/")[0]
     slow_report = _report(slow)
     made = [c for c in _array_copies(slow_report) if c.cause_rule == rule]
+    if not _array_copies(slow_report):
+        # A newer XLA may not copy here at all (JAX 0.12 keeps lax.switch's
+        # updating branches in place): nothing for the hint to fix.
+        pytest.skip(f"XLA of JAX {jax.__version__} makes no array copy in this program")
     assert made, f"{name}: the slow program has no {rule} copy: " + str(
         [(c.instruction, c.cause_rule) for c in _array_copies(slow_report)])
     for c in made:
