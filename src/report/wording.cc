@@ -145,31 +145,30 @@ std::string UpdateReason(const UpdateFinding& u) {
   return "";
 }
 
+namespace {
+
+void Tally(const Confirmation& c, ConfirmationCounts* n) {
+  if (!c.confirmed)
+    ++n->not_checkable;
+  else if (*c.confirmed)
+    ++n->confirmed;
+  else
+    ++n->contradicted;
+}
+
+}  // namespace
+
 ConfirmationCounts CountConfirmations(const ModuleCheck& module) {
   ConfirmationCounts n;
-  for (const UpdateFinding& u : module.updates) {
-    if (!u.confirmation.confirmed)
-      ++n.not_checkable;
-    else if (*u.confirmation.confirmed)
-      ++n.confirmed;
-    else
-      ++n.contradicted;
-  }
+  for (const UpdateFinding& u : module.updates) Tally(u.confirmation, &n);
   return n;
 }
 
 ConfirmationCounts CountRewriteConfirmations(const ModuleCheck& module) {
   ConfirmationCounts n;
   for (const LoopFinding& l : module.loops)
-    for (const LoopScaling& s : l.scaling) {
-      if (s.kind != LoopScaling::Kind::kCarryRewritten) continue;
-      if (!s.confirmation.confirmed)
-        ++n.not_checkable;
-      else if (*s.confirmation.confirmed)
-        ++n.confirmed;
-      else
-        ++n.contradicted;
-    }
+    for (const LoopScaling& s : l.scaling)
+      if (s.kind == LoopScaling::Kind::kCarryRewritten) Tally(s.confirmation, &n);
   return n;
 }
 
