@@ -1,6 +1,8 @@
 # Warnings and sanitizers for every hloscope target (hloscope_set_options).
 function(hloscope_set_options target)
-  target_compile_options(${target} PRIVATE -Wall -Wextra -Wno-unused-parameter)
+  # -Werror=switch: a switch over a closed set (the catalog's enums, the
+  # gates, the formats) that misses a value does not compile, in every build.
+  target_compile_options(${target} PRIVATE -Wall -Wextra -Wno-unused-parameter -Werror=switch)
   if(HLOSCOPE_WERROR)
     target_compile_options(${target} PRIVATE -Werror)
   endif()

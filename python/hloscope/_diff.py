@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Optional, Sequence
 
 from . import _hloscope as _C
+from ._options import finding_filter, gate_names, gate_options
 from ._report import Report
 
 __all__ = ["Diff", "diff", "ScalingFinding", "ScalingResult", "scaling", "assert_no_regression"]
@@ -76,19 +77,27 @@ class Diff:
         return not self.regressions
 
 
-def diff(a: Any, b: Any, *, fail_on_new_copies: bool = False, fail_on_new_out_of_place: bool = False,
-         fail_on_more_bytes_per_iteration: bool = False, min_bytes: int = 0,
-         count_scalar_copies: bool = False) -> Diff:
+def diff(a: Any, b: Any, *, fail_on: Any = (), min_bytes: int = 0, include_minor: bool = False,
+         include_library: bool = False, fail_on_new_copies: bool = False, fail_on_new_out_of_place: bool = False,
+         fail_on_more_bytes_per_iteration: bool = False, count_scalar_copies: bool = False) -> Diff:
     """Compares two compilations, as ``hloscope diff A B``.
 
     `a` and `b` are Reports (from inspect()/analyze()), paths of optimized HLO,
     of a ``check --format json`` baseline or of a dump folder, or check JSON
-    text. The gates fill ``Diff.regressions``; nothing is raised.
+    text. `fail_on` names the gates as ``--fail-on`` does (``"regressions"``,
+    ``"new-copies"``, ``"new-not-in-place"``, ``"more-bytes-per-iteration"``,
+    ``"default"`` ...); the ``fail_on_*`` switches are their old spellings. Which
+    findings count is the shared filter (``min_bytes``, ``include_minor``,
+    ``include_library``). The gates fill ``Diff.regressions``; nothing is raised.
     """
+    names = gate_names(fail_on, keyword="fail_on", diff=True)
+    names += [n for n, on in (("new-copies", fail_on_new_copies), ("new-not-in-place", fail_on_new_out_of_place),
+                              ("more-bytes-per-iteration", fail_on_more_bytes_per_iteration)) if on]
     a_doc, a_name = _document(a)
     b_doc, b_name = _document(b)
-    text, doc, regressions = _C.diff(a_doc, b_doc, a_name, b_name, fail_on_new_copies, fail_on_new_out_of_place,
-                                     fail_on_more_bytes_per_iteration, int(min_bytes), count_scalar_copies)
+    text, doc, regressions = _C.diff(a_doc, b_doc, a_name, b_name, gate_options(names),
+                                     finding_filter(min_bytes=min_bytes, include_library=include_library,
+                                                    include_minor=include_minor or count_scalar_copies))
     return Diff(text=text, json=json.loads(doc), regressions=list(regressions))
 
 
@@ -263,7 +272,7 @@ def scaling(fn: Any, make_args: Callable[[int], Sequence[Any]], sizes: Sequence[
 
 
 def assert_no_regression(fn: Any, /, *args: Any, baseline: "str | os.PathLike", update: Optional[bool] = None,
-                         fail_on: Iterable[str] = ("copies", "out_of_place", "bytes_per_iteration"),
+                         fail_on: Iterable[str] = ("regressions",),
                          min_bytes: int = 0, **kwargs: Any) -> Diff:
     """Fails (AssertionError) when ``fn(*args, **kwargs)`` compiles to something worse than `baseline`.
 
@@ -271,17 +280,14 @@ def assert_no_regression(fn: Any, /, *args: Any, baseline: "str | os.PathLike", 
     --kernels``, or written here): when it does not exist, or with
     ``update=True`` (default: the environment variable
     ``HLOSCOPE_UPDATE_BASELINE=1``), the current compilation is written to it
-    and the assertion passes. `fail_on` names the gates of ``hloscope diff``:
-    ``copies`` (--fail-on-new-copies), ``out_of_place``
-    (--fail-on-new-out-of-place), ``bytes_per_iteration``
-    (--fail-on-more-bytes-per-iteration).
+    and the assertion passes. `fail_on` names the gates of ``hloscope diff
+    --fail-on`` (default: the preset ``regressions`` = ``new-copies``,
+    ``new-not-in-place``, ``more-bytes-per-iteration``; the old names ``copies``,
+    ``out_of_place``, ``bytes_per_iteration`` still work).
     """
     from ._api import inspect
 
-    gates = set(fail_on)
-    unknown = gates - {"copies", "out_of_place", "bytes_per_iteration"}
-    if unknown:
-        raise ValueError(f"assert_no_regression: unknown gates {sorted(unknown)}")
+    gates = gate_names(fail_on, keyword="fail_on", diff=True)  # an unknown name: ValueError before compiling
     path = os.fspath(baseline)
     if update is None:
         update = os.environ.get("HLOSCOPE_UPDATE_BASELINE", "") not in ("", "0")
@@ -293,9 +299,7 @@ def assert_no_regression(fn: Any, /, *args: Any, baseline: "str | os.PathLike", 
         return Diff(text=f"baseline written: {path}", json={}, regressions=[])
     with open(path, encoding="utf-8") as f:
         saved = f.read()
-    d = diff(saved, current, fail_on_new_copies="copies" in gates,
-             fail_on_new_out_of_place="out_of_place" in gates,
-             fail_on_more_bytes_per_iteration="bytes_per_iteration" in gates, min_bytes=min_bytes)
+    d = diff(saved, current, fail_on=gates, min_bytes=min_bytes)
     if d.regressions:
         raise AssertionError("hloscope.assert_no_regression: " + f"{len(d.regressions)} regression"
                              f"{'' if len(d.regressions) == 1 else 's'} against {path}\n  " +

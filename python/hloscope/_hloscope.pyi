@@ -7,30 +7,58 @@ from collections.abc import Sequence
 
 JSON_SCHEMA_VERSION: int = 2
 
-class GateOptions:
+class FindingFilter:
     """
-    The gates of `hloscope check --fail-on-* --max-*`, one policy for CLI and Python.
+    Which findings count (analysis/finding_filter.h): --include-minor, --include-library, --min-bytes, --scope.
     """
 
     def __init__(self) -> None: ...
 
     @property
-    def fail_on_copies_in_loops(self) -> bool: ...
+    def include_minor(self) -> bool:
+        """
+        count minor copies too (scalars, small constants moved to another memory space)
+        """
 
-    @fail_on_copies_in_loops.setter
-    def fail_on_copies_in_loops(self, arg: bool, /) -> None: ...
-
-    @property
-    def fail_on_out_of_place(self) -> bool: ...
-
-    @fail_on_out_of_place.setter
-    def fail_on_out_of_place(self, arg: bool, /) -> None: ...
+    @include_minor.setter
+    def include_minor(self, arg: bool, /) -> None: ...
 
     @property
-    def fail_on_contradiction(self) -> bool: ...
+    def include_library(self) -> bool:
+        """count findings made inside library code too"""
 
-    @fail_on_contradiction.setter
-    def fail_on_contradiction(self, arg: bool, /) -> None: ...
+    @include_library.setter
+    def include_library(self, arg: bool, /) -> None: ...
+
+    @property
+    def min_bytes(self) -> int:
+        """leave out findings moving fewer bytes per call"""
+
+    @min_bytes.setter
+    def min_bytes(self, arg: int, /) -> None: ...
+
+    @property
+    def scope(self) -> str:
+        """only findings inside this jax.named_scope path"""
+
+    @scope.setter
+    def scope(self, arg: str, /) -> None: ...
+
+class GateOptions:
+    """
+    What fails (analysis/policy.h): gates and presets by name (--fail-on), budgets (--max-*), and a selection (--update, --line).
+    """
+
+    def __init__(self) -> None: ...
+
+    @property
+    def gates(self) -> list[str]:
+        """
+        the gates that fail, by name; presets ('default', 'strict', 'regressions') expand to their gates
+        """
+
+    @gates.setter
+    def gates(self, arg: Sequence[str], /) -> None: ...
 
     @property
     def max_copy_bytes(self) -> int | None: ...
@@ -57,26 +85,6 @@ class GateOptions:
     def max_copy_bytes_in_loops(self, arg: int | None, /) -> None: ...
 
     @property
-    def count_scalar_copies(self) -> bool: ...
-
-    @count_scalar_copies.setter
-    def count_scalar_copies(self, arg: bool, /) -> None: ...
-
-    @property
-    def count_library(self) -> bool:
-        """count findings made inside library code too"""
-
-    @count_library.setter
-    def count_library(self, arg: bool, /) -> None: ...
-
-    @property
-    def min_bytes(self) -> int:
-        """ignore copies moving fewer bytes per call"""
-
-    @min_bytes.setter
-    def min_bytes(self, arg: int, /) -> None: ...
-
-    @property
     def updates(self) -> list[str]:
         """restrict to these updates (instruction or fusion names)"""
 
@@ -89,6 +97,11 @@ class GateOptions:
 
     @lines.setter
     def lines(self, arg: Sequence[str], /) -> None: ...
+
+def gate_names() -> list[tuple[str, str, bool, bool]]:
+    """
+    (name, help, is_preset, diff_only) of every gate and preset (analysis/policy.h).
+    """
 
 class Session:
     """An opened HLO input and its analyses (app/session.h)."""
@@ -120,8 +133,10 @@ class Session:
     def check_json(self, scope: str = '', kernels: bool = False) -> str:
         """What `hloscope check --format json [--scope S] [--kernels]` prints."""
 
-    def check_text(self, scope: str = '', min_copy_bytes_shown: int = 0) -> str:
-        """What `hloscope check [--scope S] [--min-copy-bytes N]` prints."""
+    def check_text(self, filter: FindingFilter = ...) -> str:
+        """
+        What `hloscope check` prints with this filter (--scope, --min-bytes, --include-*).
+        """
 
     def fusions_json(self, scope: str = '') -> str:
         """What `hloscope fusions --format json [--scope S]` prints."""
@@ -136,10 +151,13 @@ class Session:
         What `hloscope check --format sarif [--sarif-root R]` prints (SARIF 2.1.0).
         """
 
-    def gate_failure(self, options: GateOptions, title: str) -> str | None:
+    def gate_failure(self, gates: GateOptions, filter: FindingFilter, title: str) -> str | None:
         """The failure message of these gates, or None when they pass."""
 
-    def gate_json(self, options: GateOptions) -> str:
+    def violation_lines(self, gates: GateOptions, filter: FindingFilter) -> list[str]:
+        """One line per violation of these gates (empty when they pass)."""
+
+    def gate_json(self, gates: GateOptions, filter: FindingFilter) -> str:
         """
         The check document with the gates' verdict, as `hloscope check --format json` with the
         same flags prints it.
@@ -151,7 +169,7 @@ def load_check_document(path: str) -> str:
     kernels), or every optimized module of a dump folder. Raises hloscope.ParseError.
     """
 
-def diff(a_json: str, b_json: str, a_name: str = 'A', b_name: str = 'B', fail_on_new_copies: bool = False, fail_on_new_out_of_place: bool = False, fail_on_more_bytes_per_iteration: bool = False, min_bytes: int = 0, count_scalar_copies: bool = False) -> tuple[str, str, list[str]]:
+def diff(a_json: str, b_json: str, a_name: str = 'A', b_name: str = 'B', gates: GateOptions = ..., filter: FindingFilter = ...) -> tuple[str, str, list[str]]:
     """
     `hloscope diff` of two check documents: (text, JSON document, regressions of the gates asked for).
     """

@@ -12,6 +12,7 @@ parses a label.
 from __future__ import annotations
 
 import dataclasses
+import html
 import json
 import os
 from dataclasses import dataclass, field
@@ -211,6 +212,9 @@ class Copy:
     bytes_per_unknown_trip_iteration: Optional[int] = None
     cause: str = "unknown"
     cause_rule: str = "none"
+    # The rule's typed facts ({"family": ..., ...}: docs/json-format.md), so
+    # no code need read cause_detail's prose; None when no rule matched.
+    cause_facts: Optional[dict] = None
     cause_detail: str = ""
     hint: Optional[str] = None
     copied_from: Optional[Position] = None
@@ -475,6 +479,7 @@ class Report:
     _text: Optional[str] = field(default=None, repr=False, compare=False)
     _engine: Any = field(default=None, repr=False, compare=False)
     _fusions: Optional[list] = field(default=None, repr=False, compare=False)
+    _html: Optional[str] = field(default=None, repr=False, compare=False)
 
     # -- construction -------------------------------------------------------------------
     @classmethod
@@ -503,6 +508,7 @@ class Report:
         if self._engine is not None:
             self._fusions_of(0)
             state["_fusions"] = self._fusions
+            state["_html"] = self.to_html(compact=True)
         state["_engine"] = None
         return state
 
@@ -567,12 +573,15 @@ class Report:
         return self._engine
 
     def _repr_html_(self) -> str:
-        # The report page in its compact form when the module is at hand;
-        # reports built from JSON get the tables alone.
+        # The engine's report page in its compact form when the module is at
+        # hand (or was, before pickling); a report built from JSON alone shows
+        # the text the engine rendered, preformatted: Python renders no HTML
+        # of its own.
         if self._engine is not None:
             return self.to_html(compact=True)
-        from ._html import render_html
-        return render_html(self)
+        if self._html is not None:
+            return self._html
+        return "<pre>" + html.escape(str(self)) + "</pre>"
 
     # -- convenience --------------------------------------------------------------------
     @property

@@ -35,32 +35,14 @@ import tempfile
 import threading
 from typing import Iterable, Optional
 
-from ._report import Report, human_bytes
+from . import _hloscope as _C
+from ._options import finding_filter, gate_names, gate_options
+from ._report import Report
 
 __all__ = ["watch", "Watcher", "BudgetError"]
 
-_KINDS = ("copies_in_loops", "out_of_place")
-
-
 class BudgetError(AssertionError):
     """Raised by watch(raise_on=...) in the call whose compilation broke the budget."""
-
-
-def _problems(report: Report, kinds: Iterable[str], min_bytes: int) -> list:
-    out = []
-    for m in report.modules:
-        if "copies_in_loops" in kinds:
-            for c in m.copies:
-                moved = c.total_bytes if c.total_bytes is not None else sys.maxsize
-                if c.enclosing_loops and not c.minor and moved >= min_bytes:
-                    out.append(f"copy in a loop: {c.instruction} {c.shape} {human_bytes(c.total_bytes)} per call "
-                               f"at {c.source or '?'} — {c.cause}")
-        if "out_of_place" in kinds:
-            for u in m.updates:
-                written = (u.bytes_written or 0) * (u.executions or 1)
-                if (not u.in_place or u.full_rewrite) and written >= min_bytes:
-                    out.append(f"{u.verdict} update: {u.label} at {u.source or '?'}")
-    return out
 
 
 class Watcher:
@@ -69,17 +51,16 @@ class Watcher:
     _lock = threading.Lock()
     _active: Optional["Watcher"] = None
 
-    def __init__(self, raise_on, warn: bool, min_bytes: int, keep_dumps: Optional[str],
+    def __init__(self, raise_on, warn: bool, filter: "_C.FindingFilter", keep_dumps: Optional[str],
                  buffer_assignment: bool = True):
-        if isinstance(raise_on, str):
-            raise_on = (raise_on,)
-        raise_on = tuple(raise_on or ())
-        bad = [k for k in raise_on if k not in _KINDS + ("any",)]
-        if bad:
-            raise ValueError(f"raise_on={bad[0]!r}: expected one of {', '.join(_KINDS)}, 'any'")
-        self.raise_on = _KINDS if "any" in raise_on else raise_on
+        # The engine's gate policy decides (analysis/policy.h): the gates named
+        # here raise; --warn reports what the default gates catch.
+        self.raise_on = tuple(gate_names(raise_on, keyword="raise_on"))  # unknown names: ValueError now
+        self._raise_gates = gate_options(self.raise_on)
+        self._warn_gates = gate_options("default")
+        self._filter = filter
         self.warn = warn
-        self.min_bytes = int(min_bytes)
+        self.min_bytes = filter.min_bytes
         self.reports: list = []        # (dump file name, Report) in compile order
         self.cache_hits = 0            # compilations served without compiling
         self.buffer_assignment = buffer_assignment
@@ -154,17 +135,22 @@ class Watcher:
         self._seen.add(key)
         self._checked(key, analyze("\n".join(texts), buffer_assignment=False))
 
+    def _problems(self, report: Report, gates) -> list:
+        return list(report._engine.violation_lines(gates, self._filter)) if report._engine else []
+
     def _checked(self, name: str, report: Report) -> None:
         self.reports.append((name, report))
-        problems = _problems(report, _KINDS, self.min_bytes)
+        problems = self._problems(report, self._warn_gates)
         if self.warn and problems:
             print(f"hloscope: warning: {report.modules[0].name}: {problems[0]}"
                   + (f" (+{len(problems) - 1} more)" if len(problems) > 1 else ""), file=sys.stderr)
-        broken = _problems(report, self.raise_on, self.min_bytes)
-        if broken:
-            raise BudgetError(f"hloscope.watch: {report.modules[0].name} broke the budget "
-                              f"(raise_on={','.join(self.raise_on)}, min_bytes={self.min_bytes}):\n  "
-                              + "\n  ".join(broken) + "\n" + str(report))
+        if not self.raise_on:
+            return
+        message = report._engine.gate_failure(self._raise_gates, self._filter,
+                                              f"hloscope.watch: {report.modules[0].name} broke the gates "
+                                              f"{','.join(self.raise_on)}")
+        if message is not None:
+            raise BudgetError(message + "\n" + str(report))
 
     # -- the public side --------------------------------------------------------------------
     def stop(self) -> None:
@@ -187,9 +173,9 @@ class Watcher:
         self.stop()
 
     def problems(self) -> list:
-        """(module, problem) for every compilation that had a copy in a loop or an update
-        not in place of at least min_bytes per call."""
-        return [(r.modules[0].name, p) for _, r in self.reports for p in _problems(r, _KINDS, self.min_bytes)]
+        """(module, problem) for every compilation that breaks the default gates (copies in
+        loops, updates not in place, full rewrites in loops), counting what the filter counts."""
+        return [(r.modules[0].name, p) for _, r in self.reports for p in self._problems(r, self._warn_gates)]
 
     def summary(self) -> str:
         lines = [f"hloscope.watch: {len(self.reports)} compilation(s) checked, "
@@ -199,14 +185,18 @@ class Watcher:
         return "\n".join(lines)
 
 
-def watch(*, raise_on=None, warn: bool = False, min_bytes: int = 1,
-          keep_dumps: Optional[str] = None, buffer_assignment: bool = True) -> Watcher:
+def watch(*, raise_on=None, warn: bool = False, min_bytes: int = 0, include_minor: bool = False,
+          include_library: bool = False, keep_dumps: Optional[str] = None,
+          buffer_assignment: bool = True) -> Watcher:
     """Starts checking every compilation of this process; returns the Watcher (also a
-    context manager that stops it). `raise_on`: "copies_in_loops", "out_of_place", a tuple
-    of them or "any": raise hloscope.BudgetError in the call that compiled a module
-    breaking it. `warn`: print a line on stderr for each such module. `min_bytes`: bytes
-    per call below which a copy or update does not count. `buffer_assignment=False`: no
-    dumps, the HLO read from each executable, verdicts unconfirmed (the cheap form)."""
-    w = Watcher(raise_on, warn, min_bytes, keep_dumps, buffer_assignment)
+    context manager that stops it). `raise_on`: gate or preset names as ``--fail-on``
+    takes them (``"default"``, ``"copies_in_loops"``, ``"not-in-place"``, ...; the
+    old ``"out_of_place"`` and ``"any"`` still work): raise hloscope.BudgetError in the
+    call that compiled a module breaking them. `warn`: print a line on stderr for each
+    module the default gates catch. `min_bytes`, `include_minor`, `include_library`:
+    which findings count, as everywhere (``--min-bytes`` ...). ``buffer_assignment=False``:
+    no dumps, the HLO read from each executable, verdicts unconfirmed (the cheap form)."""
+    w = Watcher(raise_on, warn, finding_filter(include_minor=include_minor, include_library=include_library,
+                                               min_bytes=min_bytes), keep_dumps, buffer_assignment)
     w._install()
     return w

@@ -57,43 +57,44 @@ struct DiagnosticError {
   hloscope::Diagnostic diagnostic;
 };
 
-// The gates of assert_inplace / assert_budget, as the CLI's flags set them.
-struct PyGateOptions {
-  bool fail_on_copies_in_loops = false;
-  bool fail_on_out_of_place = false;
-  bool fail_on_contradiction = false;
-  std::optional<int64_t> max_copy_bytes;
-  std::optional<int64_t> max_copies;
-  std::optional<int64_t> max_copies_in_loops;
-  std::optional<int64_t> max_copy_bytes_in_loops;
-  bool count_scalar_copies = false;
-  bool count_library = false;
-  int64_t min_bytes = 0;
-  std::vector<std::string> updates;
-  std::vector<std::string> lines;
+// The option structs are the engine's own (analysis/finding_filter.h,
+// analysis/policy.h), bound below: the CLI's flags and Python's keywords
+// set the very same fields.
 
-  hloscope::GateOptions ToGates() const {
-    hloscope::GateOptions g;
-    g.fail_on_copies_in_loops = fail_on_copies_in_loops;
-    g.fail_on_out_of_place = fail_on_out_of_place;
-    g.fail_on_contradiction = fail_on_contradiction;
-    g.max_copy_bytes = max_copy_bytes;
-    g.max_copies = max_copies;
-    g.max_copies_in_loops = max_copies_in_loops;
-    g.max_copy_bytes_in_loops = max_copy_bytes_in_loops;
-    g.count_scalar_copies = count_scalar_copies;
-    g.count_library = count_library;
-    g.min_bytes = min_bytes;
-    g.update_names = updates;
-    for (const std::string& text : lines) {
-      std::string error;
-      std::optional<hloscope::LineSpec> spec = hloscope::ParseLineSpec(text, &error);
-      if (!spec) throw nb::value_error(Safe("bad line '" + text + "': " + error).c_str());
-      g.lines.push_back(*spec);
-    }
-    return g;
+// The lines of a selection, parsed as `--line` parses them.
+std::vector<hloscope::LineSpec> ParseLines(const std::vector<std::string>& texts) {
+  std::vector<hloscope::LineSpec> out;
+  for (const std::string& text : texts) {
+    std::string error;
+    std::optional<hloscope::LineSpec> spec = hloscope::ParseLineSpec(text, &error);
+    if (!spec) throw nb::value_error(Safe("bad line '" + text + "': " + error).c_str());
+    out.push_back(*spec);
   }
-};
+  return out;
+}
+
+hloscope::GateSet GatesNamed(const std::vector<std::string>& names) {
+  hloscope::GateSet gates;
+  for (const std::string& name : names) {
+    std::optional<hloscope::GateSet> g = hloscope::GatesNamed(name);
+    if (!g) {
+      std::string known;
+      for (const hloscope::GatePreset& p : hloscope::GatePresets()) known += std::string(p.name) + ", ";
+      for (const hloscope::GateEntry& e : hloscope::GateCatalog()) known += std::string(e.name) + ", ";
+      throw nb::value_error(
+          Safe("unknown gate '" + name + "': expected one of " + known.substr(0, known.size() - 2)).c_str());
+    }
+    gates.Add(*g);
+  }
+  return gates;
+}
+
+std::vector<std::string> GateNames(const hloscope::GateSet& gates) {
+  std::vector<std::string> names;
+  for (const hloscope::GateEntry& e : hloscope::GateCatalog())
+    if (gates.Has(e.gate)) names.push_back(std::string(e.name));
+  return names;
+}
 
 // An open input and its analyses; what a Report holds on to.
 class PySession {
@@ -149,13 +150,12 @@ class PySession {
     return hloscope::CheckJsonText(checks.modules(), nullptr, &selections);
   }
 
-  std::string check_text(const std::string& scope, int64_t min_copy_bytes_shown) {
+  std::string check_text(const hloscope::FindingFilter& filter) {
     nb::gil_scoped_release release;
     std::lock_guard lock(*mu_);
-    RequireScope(scope);
-    hloscope::ScopedChecks checks(*s_, scope);
-    hloscope::CheckTextOptions options;
-    options.min_copy_bytes_shown = min_copy_bytes_shown;
+    RequireScope(filter.scope);
+    hloscope::ScopedChecks checks(*s_, filter);
+    hloscope::CheckTextOptions options{filter};
     std::ostringstream out;
     hloscope::RenderCheckText(checks.modules(), options, out);
     return Safe(out.str());
@@ -165,11 +165,8 @@ class PySession {
     nb::gil_scoped_release release;
     std::lock_guard lock(*mu_);
     RequireScope(scope);
-    hloscope::FusionsRequest request;
-    request.format = hloscope::OutputFormat::kJson;
-    request.scope = scope;
     std::ostringstream out;
-    hloscope::RunFusionsCommand(*s_, request, out);
+    hloscope::WriteFusionsJson(hloscope::SessionKernels(*s_, scope), scope, out);
     return out.str();
   }
 
@@ -180,7 +177,7 @@ class PySession {
     std::lock_guard lock(*mu_);
     RequireScope(scope);
     hloscope::ReportRequest request;
-    request.html.scope = scope;
+    request.filter.scope = scope;
     request.html.compact = compact;
     request.html.title = title;
     request.source_roots = source_roots;
@@ -204,25 +201,36 @@ class PySession {
 
   // The failure message of the gates (None when they pass), titled like
   // "hloscope.assert_inplace".
-  std::optional<std::string> gate_failure(const PyGateOptions& options, const std::string& title) {
-    hloscope::GateOptions gates = options.ToGates();
+  std::optional<std::string> gate_failure(const hloscope::GateOptions& gates,
+                                          const hloscope::FindingFilter& filter, const std::string& title) {
     nb::gil_scoped_release release;
     std::lock_guard lock(*mu_);
-    std::vector<const hloscope::ModuleCheck*> modules = s_->Checks();
-    std::vector<hloscope::Violation> violations = hloscope::EvaluateGates(modules, gates);
+    hloscope::ScopedChecks checks(*s_, filter);
+    std::vector<hloscope::Violation> violations = hloscope::EvaluateGates(checks.modules(), gates, filter);
     if (violations.empty()) return std::nullopt;
-    return Safe(hloscope::GateFailureMessage(title, violations, modules));
+    return Safe(hloscope::GateFailureMessage(title, violations, checks.modules()));
+  }
+
+  // One line per violation (watch's problems, run's summary lines).
+  std::vector<std::string> violation_lines(const hloscope::GateOptions& gates,
+                                           const hloscope::FindingFilter& filter) {
+    nb::gil_scoped_release release;
+    std::lock_guard lock(*mu_);
+    hloscope::ScopedChecks checks(*s_, filter);
+    std::vector<std::string> out;
+    for (const hloscope::Violation& v : hloscope::EvaluateGates(checks.modules(), gates, filter))
+      out.push_back(Safe(hloscope::ViolationLine(v)));
+    return out;
   }
 
   // The check document with the gates' verdict ("gate"), as `check
   // --format json` with the same flags prints it.
-  std::string gate_json(const PyGateOptions& options) {
-    hloscope::GateOptions gates = options.ToGates();
+  std::string gate_json(const hloscope::GateOptions& gates, const hloscope::FindingFilter& filter) {
     nb::gil_scoped_release release;
     std::lock_guard lock(*mu_);
-    std::vector<const hloscope::ModuleCheck*> modules = s_->Checks();
-    std::vector<hloscope::Violation> violations = hloscope::EvaluateGates(modules, gates);
-    return hloscope::CheckJsonText(modules, &violations);
+    hloscope::ScopedChecks checks(*s_, filter);
+    std::vector<hloscope::Violation> violations = hloscope::EvaluateGates(checks.modules(), gates, filter);
+    return hloscope::CheckJsonText(checks.modules(), &violations);
   }
 
  private:
@@ -282,21 +290,72 @@ NB_MODULE(_hloscope, m) {
 
   nb::register_exception_translator(TranslateDiagnostic);
 
-  nb::class_<PyGateOptions>(
-      m, "GateOptions", "The gates of `hloscope check --fail-on-* --max-*`, one policy for CLI and Python.")
+  nb::class_<hloscope::FindingFilter>(
+      m, "FindingFilter",
+      "Which findings count (analysis/finding_filter.h): --include-minor, --include-library, --min-bytes, "
+      "--scope.")
       .def(nb::init<>())
-      .def_rw("fail_on_copies_in_loops", &PyGateOptions::fail_on_copies_in_loops)
-      .def_rw("fail_on_out_of_place", &PyGateOptions::fail_on_out_of_place)
-      .def_rw("fail_on_contradiction", &PyGateOptions::fail_on_contradiction)
-      .def_rw("max_copy_bytes", &PyGateOptions::max_copy_bytes)
-      .def_rw("max_copies", &PyGateOptions::max_copies)
-      .def_rw("max_copies_in_loops", &PyGateOptions::max_copies_in_loops)
-      .def_rw("max_copy_bytes_in_loops", &PyGateOptions::max_copy_bytes_in_loops)
-      .def_rw("count_scalar_copies", &PyGateOptions::count_scalar_copies)
-      .def_rw("count_library", &PyGateOptions::count_library, "count findings made inside library code too")
-      .def_rw("min_bytes", &PyGateOptions::min_bytes, "ignore copies moving fewer bytes per call")
-      .def_rw("updates", &PyGateOptions::updates, "restrict to these updates (instruction or fusion names)")
-      .def_rw("lines", &PyGateOptions::lines, "restrict to the updates of these lines ('train.py:42', '42')");
+      .def_rw("include_minor", &hloscope::FindingFilter::include_minor,
+              "count minor copies too (scalars, small constants moved to another memory space)")
+      .def_rw("include_library", &hloscope::FindingFilter::include_library,
+              "count findings made inside library code too")
+      .def_rw("min_bytes", &hloscope::FindingFilter::min_bytes,
+              "leave out findings moving fewer bytes per call")
+      .def_rw("scope", &hloscope::FindingFilter::scope, "only findings inside this jax.named_scope path");
+
+  nb::class_<hloscope::GateOptions>(
+      m, "GateOptions",
+      "What fails (analysis/policy.h): gates and presets by name (--fail-on), budgets (--max-*), and a "
+      "selection (--update, --line).")
+      .def(nb::init<>())
+      .def_prop_rw(
+          "gates", [](const hloscope::GateOptions& o) { return GateNames(o.gates); },
+          [](hloscope::GateOptions& o, const std::vector<std::string>& names) {
+            o.gates = GatesNamed(names);
+          },
+          "the gates that fail, by name; presets ('default', 'strict', 'regressions') expand to their gates")
+      .def_prop_rw(
+          "max_copy_bytes", [](const hloscope::GateOptions& o) { return o.budgets.max_copy_bytes; },
+          [](hloscope::GateOptions& o, std::optional<int64_t> v) { o.budgets.max_copy_bytes = v; })
+      .def_prop_rw(
+          "max_copies", [](const hloscope::GateOptions& o) { return o.budgets.max_copies; },
+          [](hloscope::GateOptions& o, std::optional<int64_t> v) { o.budgets.max_copies = v; })
+      .def_prop_rw(
+          "max_copies_in_loops", [](const hloscope::GateOptions& o) { return o.budgets.max_copies_in_loops; },
+          [](hloscope::GateOptions& o, std::optional<int64_t> v) { o.budgets.max_copies_in_loops = v; })
+      .def_prop_rw(
+          "max_copy_bytes_in_loops",
+          [](const hloscope::GateOptions& o) { return o.budgets.max_copy_bytes_in_loops; },
+          [](hloscope::GateOptions& o, std::optional<int64_t> v) { o.budgets.max_copy_bytes_in_loops = v; })
+      .def_rw("updates", &hloscope::GateOptions::update_names,
+              "restrict to these updates (instruction or fusion names)")
+      .def_prop_rw(
+          "lines",
+          [](const hloscope::GateOptions& o) {
+            std::vector<std::string> out;
+            for (const hloscope::LineSpec& s : o.lines) out.push_back(s.text);
+            return out;
+          },
+          [](hloscope::GateOptions& o, const std::vector<std::string>& texts) {
+            o.lines = ParseLines(texts);
+          },
+          "restrict to the updates of these lines ('train.py:42', '42')");
+
+  m.def(
+      "gate_names",
+      [] {
+        std::vector<std::tuple<std::string, std::string, bool, bool>> out;
+        for (const hloscope::GatePreset& p : hloscope::GatePresets()) {
+          bool diff_only = true;
+          for (const hloscope::GateEntry& g : hloscope::GateCatalog())
+            diff_only &= !p.gates.Has(g.gate) || g.diff_only;
+          out.emplace_back(std::string(p.name), std::string(p.help), true, diff_only);
+        }
+        for (const hloscope::GateEntry& g : hloscope::GateCatalog())
+          out.emplace_back(std::string(g.name), std::string(g.help), false, g.diff_only);
+        return out;
+      },
+      "(name, help, is_preset, diff_only) of every gate and preset (analysis/policy.h).");
 
   nb::class_<PySession>(m, "Session", "An opened HLO input and its analyses (app/session.h).")
       .def_static("open_text", &PySession::OpenText, "hlo_text"_a, "path"_a = "<input>",
@@ -315,8 +374,8 @@ NB_MODULE(_hloscope, m) {
                    "The dump the verdicts are checked against, or ''.")
       .def("check_json", &PySession::check_json, "scope"_a = "", "kernels"_a = false,
            "What `hloscope check --format json [--scope S] [--kernels]` prints.")
-      .def("check_text", &PySession::check_text, "scope"_a = "", "min_copy_bytes_shown"_a = 0,
-           "What `hloscope check [--scope S] [--min-copy-bytes N]` prints.")
+      .def("check_text", &PySession::check_text, "filter"_a = hloscope::FindingFilter(),
+           "What `hloscope check` prints with this filter (--scope, --min-bytes, --include-*).")
       .def("fusions_json", &PySession::fusions_json, "scope"_a = "",
            "What `hloscope fusions --format json [--scope S]` prints.")
       .def("report_html", &PySession::report_html, "scope"_a = "", "compact"_a = false,
@@ -325,9 +384,11 @@ NB_MODULE(_hloscope, m) {
       .def("check_sarif", &PySession::check_sarif, "scope"_a = "",
            "source_roots"_a = std::vector<std::string>(), "input_path"_a = "",
            "What `hloscope check --format sarif [--sarif-root R]` prints (SARIF 2.1.0).")
-      .def("gate_failure", &PySession::gate_failure, "options"_a, "title"_a,
+      .def("gate_failure", &PySession::gate_failure, "gates"_a, "filter"_a, "title"_a,
            "The failure message of these gates, or None when they pass.")
-      .def("gate_json", &PySession::gate_json, "options"_a,
+      .def("violation_lines", &PySession::violation_lines, "gates"_a, "filter"_a,
+           "One line per violation of these gates (empty when they pass).")
+      .def("gate_json", &PySession::gate_json, "gates"_a, "filter"_a,
            "The check document with the gates' verdict, as `hloscope check --format json` with the\n"
            "same flags prints it.");
 
@@ -349,33 +410,32 @@ NB_MODULE(_hloscope, m) {
   m.def(
       "diff",
       [](const std::string& a_json, const std::string& b_json, const std::string& a_name,
-         const std::string& b_name, bool fail_on_new_copies, bool fail_on_new_out_of_place,
-         bool fail_on_more_bytes_per_iteration, int64_t min_bytes, bool count_scalar_copies) {
+         const std::string& b_name, const hloscope::GateOptions& gates,
+         const hloscope::FindingFilter& filter) {
         hloscope::Json a = hloscope::Json::parse(a_json, nullptr, false);
         hloscope::Json b = hloscope::Json::parse(b_json, nullptr, false);
         if (a.is_discarded() || b.is_discarded()) throw nb::value_error("diff: not JSON documents");
         hloscope::DiffOptions options;
-        options.count_scalar_copies = count_scalar_copies;
-        hloscope::DiffGates gates;
-        gates.fail_on_new_copies = fail_on_new_copies;
-        gates.fail_on_new_out_of_place = fail_on_new_out_of_place;
-        gates.fail_on_more_bytes_per_iteration = fail_on_more_bytes_per_iteration;
-        gates.min_bytes = min_bytes;
+        options.count_scalar_copies = filter.include_minor;
+        hloscope::DiffGates diff_gates;
+        diff_gates.fail_on_new_copies = gates.gates.Has(hloscope::Gate::kNewCopies);
+        diff_gates.fail_on_new_out_of_place = gates.gates.Has(hloscope::Gate::kNewNotInPlace);
+        diff_gates.fail_on_more_bytes_per_iteration = gates.gates.Has(hloscope::Gate::kMoreBytesPerIteration);
+        diff_gates.min_bytes = filter.min_bytes;
         hloscope::DiffResult result = hloscope::DiffDocuments(a, b, options);
-        std::vector<hloscope::DiffRegression> regressions = hloscope::EvaluateDiffGates(result, gates);
+        std::vector<hloscope::DiffRegression> regressions = hloscope::EvaluateDiffGates(result, diff_gates);
         hloscope::DiffInputs inputs{a_name, b_name};
         std::ostringstream text;
         hloscope::RenderDiffText(result, inputs, text);
         std::vector<std::string> failures;
         for (const hloscope::DiffRegression& r : regressions)
           failures.push_back(Safe(r.gate + ": " + r.text));
-        return std::make_tuple(Safe(text.str()),
-                               hloscope::DiffJsonText(result, inputs, gates.any() ? &regressions : nullptr),
-                               failures);
+        return std::make_tuple(
+            Safe(text.str()),
+            hloscope::DiffJsonText(result, inputs, diff_gates.any() ? &regressions : nullptr), failures);
       },
-      "a_json"_a, "b_json"_a, "a_name"_a = "A", "b_name"_a = "B", "fail_on_new_copies"_a = false,
-      "fail_on_new_out_of_place"_a = false, "fail_on_more_bytes_per_iteration"_a = false, "min_bytes"_a = 0,
-      "count_scalar_copies"_a = false,
+      "a_json"_a, "b_json"_a, "a_name"_a = "A", "b_name"_a = "B", "gates"_a = hloscope::GateOptions(),
+      "filter"_a = hloscope::FindingFilter(),
       "`hloscope diff` of two check documents: (text, JSON document, regressions of the gates asked for).");
   m.def("run_cli", &RunCli, "args"_a, "Run `hloscope ARGS...` in-process: (exit code, stdout, stderr).");
   m.def(

@@ -1,7 +1,9 @@
 // Why a copy exists: the evidence around it (the chain of copies, the
 // other readers of the value it protects, what it feeds, whether it is
-// returned) and the table of rules that read that evidence, in order.
-// The rules state facts (CauseFacts); report/wording.cc words them.
+// returned) and one matcher per rule family that reads that evidence. The
+// rules are tried in the catalog's order (analysis/cause_catalog.def); the
+// matchers state typed facts (CausePayload), report/cause_words.cc words
+// them from the catalog's templates.
 #include "hloscope/analysis/copy_causes.h"
 
 #include <algorithm>
@@ -31,46 +33,36 @@ struct Evidence {
   const HloInstruction* s() const { return src.instruction; }
 };
 
-using RuleFn = bool (*)(const Evidence&, CauseFacts*);
+// What a family's matcher found: the rule of the family that matched and
+// its facts; nullopt when none of the family's rules fits.
+struct Match {
+  CauseRule rule = CauseRule::kNone;
+  CausePayload payload;
+  // kDonatedParameterRewritten orders the readers itself.
+  std::optional<std::vector<InstructionAt>> readers;
+};
+using Matcher = std::optional<Match> (*)(const Evidence&);
 
-void Set(CauseFacts* f, CauseRule rule) {
-  f->rule = rule;
-  f->cause = CauseOf(rule);
-}
-
-// -- the rules, in table order ------------------------------------------------
-
-bool LayoutOrMemorySpace(const Evidence& e, CauseFacts* f) {
-  if (e.copy.copy_class == CopyClass::kLayoutChange)
-    Set(f, CauseRule::kLayoutChange);
-  else if (e.copy.copy_class == CopyClass::kMemorySpaceMove)
-    Set(f, CauseRule::kMemorySpaceMove);
-  else
-    return false;
-  return true;
-}
+// -- the families' matchers -----------------------------------------------------
 
 // Inside a conditional branch: the branch either updates the array it was
 // handed (which the conditional's operand must keep intact), or passes it
 // on, and every branch must leave its result in the one output buffer of
 // the conditional (copy_insertion AddCopiesForConditional).
-bool ConditionalBranch(const Evidence& e, CauseFacts* f) {
-  if (e.role != ComputationRole::kBranch) return false;
-  f->branch = e.comp;
-  f->conditional = e.comp->callers().empty() ? nullptr : e.comp->callers()[0];
-  if (e.feeds())
-    Set(f, CauseRule::kBranchUpdatesOperand);
-  else if (e.s()->opcode() == HloOpcode::kParameter || e.s() == e.comp->parameter(0))
-    Set(f, CauseRule::kBranchPassthrough);
-  else
-    Set(f, CauseRule::kBranchResult);
-  return true;
+std::optional<Match> ConditionalBranch(const Evidence& e) {
+  if (e.role != ComputationRole::kBranch) return std::nullopt;
+  BranchFacts f{e.comp, e.comp->callers().empty() ? nullptr : e.comp->callers()[0]};
+  CauseRule rule = e.feeds() ? CauseRule::kBranchUpdatesOperand
+                   : (e.s()->opcode() == HloOpcode::kParameter || e.s() == e.comp->parameter(0))
+                       ? CauseRule::kBranchPassthrough
+                       : CauseRule::kBranchResult;
+  return Match{rule, f, {}};
 }
 
-bool Constant(const Evidence& e, CauseFacts* f) {
-  if (e.s()->opcode() != HloOpcode::kConstant) return false;
-  Set(f, e.feeds() ? CauseRule::kConstantUpdated : CauseRule::kConstantReturned);
-  return true;
+std::optional<Match> Constant(const Evidence& e) {
+  if (e.s()->opcode() != HloOpcode::kConstant) return std::nullopt;
+  return Match{
+      e.feeds() ? CauseRule::kConstantUpdated : CauseRule::kConstantReturned, ConstantFacts{e.s()}, {}};
 }
 
 // Does `writer` depend on `reader` (through operands and control
@@ -99,55 +91,61 @@ bool DependsOn(const HloInstruction* writer, const HloInstruction* reader) {
 // a reader the new value does not depend on — the backward pass reading a
 // weight whose update uses only its own gradient — may run after the
 // write, so the copy stays, whatever the order in the source.
-bool DonatedBufferRewritten(const Evidence& e, const HloInstruction* param, CauseFacts* f) {
-  if (!e.copy.feeds.empty() || !e.outputs.empty()) return false;
+std::optional<Match> DonatedBufferRewritten(const Evidence& e, ParameterFacts f) {
+  if (!e.copy.feeds.empty() || !e.outputs.empty()) return std::nullopt;
   const HloInstruction* root = e.comp->root_instruction();
   for (const InputOutputAlias& a : e.ctx.module().input_output_aliases()) {
-    if (a.parameter_number != param->parameter_number() || a.parameter_index != e.src.index) continue;
+    if (a.parameter_number != f.parameter_number || a.parameter_index != e.src.index) continue;
     HloPosition written = DefiningPosition(root, a.output_index);
-    if (!written.instruction || written.instruction == param || written.instruction == e.me.instruction)
+    if (!written.instruction || written.instruction == e.s() || written.instruction == e.me.instruction)
       continue;
     std::vector<InstructionAt> unordered, ordered;
     for (const HloUse& use : UsesOf(e.me)) {
       if (use.user == written.instruction) continue;
-      bool first = std::none_of(unordered.begin(), unordered.end(),
-                                [&](const InstructionAt& r) { return r.instruction == use.user; }) &&
-                   std::none_of(ordered.begin(), ordered.end(),
-                                [&](const InstructionAt& r) { return r.instruction == use.user; });
-      if (!first) continue;
+      auto same = [&](const InstructionAt& r) { return r.instruction == use.user; };
+      if (std::any_of(unordered.begin(), unordered.end(), same) ||
+          std::any_of(ordered.begin(), ordered.end(), same))
+        continue;
       (DependsOn(written.instruction, use.user) ? ordered : unordered).push_back(e.ctx.At(use.user));
     }
     if (unordered.empty() && ordered.empty()) continue;
-    Set(f, CauseRule::kDonatedParameterRewritten);
-    f->new_value = written;
-    f->writer = e.ctx.At(written.instruction);
-    f->outputs = {a.output_index};
-    f->aliased_parameter = a.parameter_number;
-    f->readers = unordered;
-    f->readers.insert(f->readers.end(), ordered.begin(), ordered.end());
-    f->old_value_readers.clear();
-    for (const InstructionAt& r : unordered) f->old_value_readers.push_back(r.instruction);
-    return true;
+    f.new_value = written;
+    f.writer = e.ctx.At(written.instruction);
+    f.output = a.output_index;
+    for (const InstructionAt& r : unordered) f.unordered_readers.push_back(r.instruction);
+    std::vector<InstructionAt> readers = unordered;
+    readers.insert(readers.end(), ordered.begin(), ordered.end());
+    return Match{CauseRule::kDonatedParameterRewritten, std::move(f), std::move(readers)};
   }
-  return false;
+  return std::nullopt;
 }
 
 // An entry argument: read-only unless aliased with an output
 // (IsReadonlyEntryParameterValue). A writable one is still copied when
 // something reads its old contents after the update.
-bool EntryParameter(const Evidence& e, CauseFacts* f) {
+std::optional<Match> EntryParameter(const Evidence& e) {
   const HloInstruction* s = e.s();
-  if (s->opcode() != HloOpcode::kParameter || !s->parent()->is_entry() || !e.comp->is_entry()) return false;
-  f->donation = DonationOf(e.ctx.module(), s->parameter_number(), e.src.index);
-  if (!IsWritableDonation(f->donation)) {
-    Set(f, CauseRule::kNonDonatedParameter);
-    return true;
-  }
-  if (!e.readers.empty() && (e.feeds() || !e.outputs.empty())) {
-    Set(f, CauseRule::kDonatedParameterRead);
-    return true;
-  }
-  return DonatedBufferRewritten(e, s, f);
+  if (s->opcode() != HloOpcode::kParameter || !s->parent()->is_entry() || !e.comp->is_entry())
+    return std::nullopt;
+  ParameterFacts f;
+  f.parameter_number = s->parameter_number();
+  f.parameter_index = e.src.index;
+  f.donation = DonationOf(e.ctx.module(), s->parameter_number(), e.src.index);
+  if (!IsWritableDonation(f.donation)) return Match{CauseRule::kNonDonatedParameter, std::move(f), {}};
+  if (!e.readers.empty() && (e.feeds() || !e.outputs.empty()))
+    return Match{CauseRule::kDonatedParameterRead, std::move(f), {}};
+  return DonatedBufferRewritten(e, std::move(f));
+}
+
+// An initial value XLA may have merged from several identical ones: a
+// broadcast or constant (jnp.zeros, jnp.full), bare or as a kernel's root.
+bool MergedInitialValue(const HloPosition& v) {
+  const HloInstruction* i = v.instruction;
+  if (!i) return false;
+  if (i->opcode() == HloOpcode::kFusion && i->fused_computation())
+    i = i->fused_computation()->root_instruction();
+  return i->opcode() == HloOpcode::kBroadcast || i->opcode() == HloOpcode::kConstant ||
+         i->opcode() == HloOpcode::kIota;
 }
 
 // The copy starts a loop's state, and the value it copies starts other
@@ -155,37 +153,29 @@ bool EntryParameter(const Evidence& e, CauseFacts* f) {
 // broadcasts) or of sibling loops (two jax.random loops from one key):
 // every carry needs a buffer of its own (AddCopiesForWhile copies each
 // init), so all but one get a copy, once per run of the loops.
-bool SharedByCarries(const Evidence& e, CauseFacts* f) {
-  const HloInstruction* my_loop = nullptr;
-  int64_t my_carry = -1;
+std::optional<Match> SharedByCarries(const Evidence& e) {
+  SharedCarriesFacts f;
   for (const HloUse& use : UsesOf(e.me))
     if (use.user->opcode() == HloOpcode::kWhile && use.operand_index.size() == 1) {
-      my_loop = use.user;
-      my_carry = use.operand_index[0];
+      f.loop = use.user;
+      f.carry = use.operand_index[0];
       break;
     }
-  if (!my_loop) return false;
+  if (!f.loop) return std::nullopt;
   // Every carry the value starts, directly or through copies of it.
-  std::vector<std::pair<const HloInstruction*, int64_t>> starts;
   std::vector<HloPosition> pending = {e.src};
   for (size_t i = 0; i < pending.size() && i < 64; ++i)
     for (const HloUse& use : UsesOf(pending[i])) {
       if (use.user->opcode() == HloOpcode::kWhile && use.operand_index.size() == 1) {
-        std::pair<const HloInstruction*, int64_t> start{use.user, use.operand_index[0]};
-        if (std::find(starts.begin(), starts.end(), start) == starts.end()) starts.push_back(start);
+        CarryStart start{use.user, use.operand_index[0]};
+        if (std::find(f.starts.begin(), f.starts.end(), start) == f.starts.end()) f.starts.push_back(start);
       } else if (use.user->opcode() == HloOpcode::kCopy) {
         pending.push_back({use.user, {}});
       }
     }
-  if (starts.size() < 2) return false;
-  Set(f, CauseRule::kSharedByCarries);
-  f->loop = my_loop;
-  f->carry = my_carry;
-  for (const auto& [loop, carry] : starts) {
-    f->shared_loops.push_back(loop);
-    f->shared_carries.push_back(carry);
-  }
-  return true;
+  if (f.starts.size() < 2) return std::nullopt;
+  f.merged_initial_value = MergedInitialValue(e.src);
+  return Match{CauseRule::kSharedByCarries, std::move(f), {}};
 }
 
 // A carry the body passes through unchanged (its root holds the body
@@ -199,32 +189,27 @@ bool PassedThroughCarry(const Evidence& e) {
   return DefiningPosition(e.comp->root_instruction(), e.src.index) == e.src;
 }
 
-bool ReadAfterUpdate(const Evidence& e, CauseFacts* f) {
+std::optional<Match> ReadAfterUpdate(const Evidence& e) {
   if (e.readers.empty()) {
     // A carry passed through by this loop's body, copied to start a nested
     // loop that overwrites it: the pass-through is the read of the original.
-    if (!PassedThroughCarry(e)) return false;
+    if (!PassedThroughCarry(e)) return std::nullopt;
     for (const HloUse& use : UsesOf(e.me)) {
       if (use.user->opcode() != HloOpcode::kWhile) continue;
-      Set(f, CauseRule::kReadAfterLoopInit);
-      f->loop = use.user;
-      f->readers = {e.ctx.At(e.comp->root_instruction())};
-      return true;
+      return Match{CauseRule::kReadAfterLoopInit, ReadFacts{use.user, true},
+                   std::vector<InstructionAt>{e.ctx.At(e.comp->root_instruction())}};
     }
-    return false;
+    return std::nullopt;
   }
-  if (e.feeds()) {
-    Set(f, CauseRule::kReadAfterUpdate);
-    return true;
-  }
-  // Feeding a while init whose original is read after the loop.
+  if (e.feeds()) return Match{CauseRule::kReadAfterUpdate, ReadFacts{}, {}};
+  // Feeding a while init whose original is read after the loop (or passed
+  // on by the enclosing loop's body: its root is the first reader).
   for (const HloUse& use : UsesOf(e.me)) {
     if (use.user->opcode() != HloOpcode::kWhile) continue;
-    Set(f, CauseRule::kReadAfterLoopInit);
-    f->loop = use.user;
-    return true;
+    bool passed_on = e.readers.front().instruction == e.s()->parent()->root_instruction();
+    return Match{CauseRule::kReadAfterLoopInit, ReadFacts{use.user, passed_on}, {}};
   }
-  return false;
+  return std::nullopt;
 }
 
 // A collective-permute (sync, or the done of a start) never writes into its
@@ -237,115 +222,108 @@ bool ReceivedByCollectivePermute(const HloInstruction& s) {
 
 // Loop-carried state (AddCopiesForWhile): where the copy goes in the body
 // root, and where it comes from.
-bool LoopCarried(const Evidence& e, CauseFacts* f) {
-  if (e.role != ComputationRole::kWhileBody) return false;
+std::optional<Match> LoopCarried(const Evidence& e) {
+  if (e.role != ComputationRole::kWhileBody) return std::nullopt;
   const HloInstruction* root = e.comp->root_instruction();
   std::optional<int64_t> dest_j;
   if (root->opcode() == HloOpcode::kTuple)
     for (int64_t j = 0; j < root->operand_count(); ++j)
       if (DefiningPosition(root->operand(j), {}) == e.me) dest_j = j;
-  if (!dest_j) return false;
+  if (!dest_j) return std::nullopt;
   const HloInstruction* s = e.s();
   bool src_is_param = s->opcode() == HloOpcode::kParameter && s->parent() == e.comp;
-  f->carry = dest_j;
+  CarryFacts f;
+  f.carry = *dest_j;
   if (src_is_param && !e.src.index.empty() && e.src.index[0] != *dest_j) {
-    Set(f, CauseRule::kCarriesSwapped);
-    f->other_carry = e.src.index[0];
-  } else if (src_is_param) {
-    Set(f, CauseRule::kCarryPassedOnLive);
-  } else if (ReceivedByCollectivePermute(*s)) {
-    Set(f, CauseRule::kCarryPermuted);
-  } else {
-    Set(f, CauseRule::kCarryRebuilt);
+    f.other_carry = e.src.index[0];
+    return Match{CauseRule::kCarriesSwapped, std::move(f), {}};
   }
-  return true;
+  if (src_is_param) return Match{CauseRule::kCarryPassedOnLive, std::move(f), {}};
+  if (ReceivedByCollectivePermute(*s)) {
+    f.permute = s;
+    return Match{CauseRule::kCarryPermuted, std::move(f), {}};
+  }
+  return Match{CauseRule::kCarryRebuilt, std::move(f), {}};
 }
 
 // A copy of a carry whose slot gets a new value this iteration: the old
 // value is still read after the new one is produced (typically the loop
 // counter read by the body after `i + 1` is computed).
-bool CarryOldValueRead(const Evidence& e, CauseFacts* f) {
+std::optional<Match> CarryOldValueRead(const Evidence& e) {
   const HloInstruction* s = e.s();
   if (e.role != ComputationRole::kWhileBody || s->opcode() != HloOpcode::kParameter ||
       s->parent() != e.comp || e.src.index.empty())
-    return false;
+    return std::nullopt;
   HloPosition next = DefiningPosition(e.comp->root_instruction(), {e.src.index[0]});
-  if (next == HloPosition{s, {e.src.index[0]}}) return false;
-  Set(f, CauseRule::kCarryOldValueRead);
-  f->carry = e.src.index[0];
-  f->new_value = next;
-  for (const HloUse& use : UsesOf(e.me)) f->old_value_readers.push_back(use.user);
-  return true;
+  if (next == HloPosition{s, {e.src.index[0]}}) return std::nullopt;
+  CarryFacts f;
+  f.carry = e.src.index[0];
+  f.new_value = next;
+  for (const HloUse& use : UsesOf(e.me)) f.old_value_readers.push_back(use.user);
+  return Match{CauseRule::kCarryOldValueRead, std::move(f), {}};
 }
 
-bool Output(const Evidence& e, CauseFacts* f) {
-  if (e.outputs.empty()) return false;
-  f->outputs = e.outputs;
+std::optional<Match> Output(const Evidence& e) {
+  if (e.outputs.empty()) return std::nullopt;
+  OutputFacts f;
+  f.outputs = e.outputs;
   std::set<ShapeIndex> distinct(e.outputs.begin(), e.outputs.end());
-  if (distinct.size() > 1) {
-    Set(f, CauseRule::kOutputDuplicated);
-    return true;
-  }
+  if (distinct.size() > 1) return Match{CauseRule::kOutputDuplicated, std::move(f), {}};
   // Is the protected value itself also an output (at another index)?
   std::vector<ShapeIndex> src_outputs;
   if (ReachesEntryOutput(e.src, &src_outputs) && !src_outputs.empty()) {
-    Set(f, CauseRule::kOutputAlsoReturned);
-    f->other_output = src_outputs.front();
-    return true;
+    f.other_output = src_outputs.front();
+    return Match{CauseRule::kOutputAlsoReturned, std::move(f), {}};
   }
   for (const InputOutputAlias& a : e.ctx.module().input_output_aliases()) {
     if (a.output_index != e.outputs.front()) continue;
-    Set(f, CauseRule::kOutputAliasing);
-    f->aliased_parameter = a.parameter_number;
-    return true;
+    f.aliased_parameter = a.parameter_number;
+    return Match{CauseRule::kOutputAliasing, std::move(f), {}};
   }
-  if (e.s()->opcode() == HloOpcode::kParameter) {
-    Set(f, CauseRule::kOutputPassthrough);
-    return true;
-  }
-  return false;
+  if (e.s()->opcode() == HloOpcode::kParameter) return Match{CauseRule::kOutputPassthrough, std::move(f), {}};
+  return std::nullopt;
 }
 
-// -- the table ----------------------------------------------------------------
+int64_t MemorySpaceOf(const Shape* s) { return s && s->layout ? s->layout->memory_space : 0; }
 
-constexpr std::array kLayoutRules = {CauseRule::kLayoutChange, CauseRule::kMemorySpaceMove};
-constexpr std::array kBranchRules = {CauseRule::kBranchUpdatesOperand, CauseRule::kBranchPassthrough,
-                                     CauseRule::kBranchResult};
-constexpr std::array kConstantRules = {CauseRule::kConstantUpdated, CauseRule::kConstantReturned};
-constexpr std::array kParameterRules = {CauseRule::kNonDonatedParameter, CauseRule::kDonatedParameterRead,
-                                        CauseRule::kDonatedParameterRewritten};
-constexpr std::array kSharedRules = {CauseRule::kSharedByCarries};
-constexpr std::array kReadRules = {CauseRule::kReadAfterUpdate, CauseRule::kReadAfterLoopInit};
-constexpr std::array kCarryRules = {CauseRule::kCarriesSwapped, CauseRule::kCarryPassedOnLive,
-                                    CauseRule::kCarryPermuted, CauseRule::kCarryRebuilt};
-constexpr std::array kOldValueRules = {CauseRule::kCarryOldValueRead};
-constexpr std::array kOutputRules = {CauseRule::kOutputDuplicated, CauseRule::kOutputAlsoReturned,
-                                     CauseRule::kOutputAliasing, CauseRule::kOutputPassthrough};
+std::optional<Match> LayoutChange(const Evidence& e) {
+  if (e.copy.copy_class != CopyClass::kLayoutChange) return std::nullopt;
+  return Match{CauseRule::kLayoutChange, LayoutFacts{}, {}};
+}
 
-struct Step {
-  CauseRuleGroup group;
-  RuleFn fn;
-};
+std::optional<Match> MemorySpaceMove(const Evidence& e) {
+  if (e.copy.copy_class != CopyClass::kMemorySpaceMove) return std::nullopt;
+  return Match{CauseRule::kMemorySpaceMove,
+               MemorySpaceFacts{MemorySpaceOf(e.copy.source_shape), MemorySpaceOf(e.copy.shape)},
+               {}};
+}
 
-const std::array<Step, 9> kSteps = {{
-    {{"layout or memory space", kLayoutRules}, &LayoutOrMemorySpace},
-    {{"conditional branch", kBranchRules}, &ConditionalBranch},
-    {{"constant", kConstantRules}, &Constant},
-    {{"entry parameter", kParameterRules}, &EntryParameter},
-    {{"shared value", kSharedRules}, &SharedByCarries},
-    {{"read after update", kReadRules}, &ReadAfterUpdate},
-    {{"loop carry", kCarryRules}, &LoopCarried},
-    {{"carry's old value read", kOldValueRules}, &CarryOldValueRead},
-    {{"output", kOutputRules}, &Output},
-}};
-
-const std::array<CauseRuleGroup, kSteps.size()>& Groups() {
-  static const std::array<CauseRuleGroup, kSteps.size()> groups = [] {
-    std::array<CauseRuleGroup, kSteps.size()> g;
-    for (size_t i = 0; i < kSteps.size(); ++i) g[i] = kSteps[i].group;
-    return g;
-  }();
-  return groups;
+// The matcher of each family. A switch, so that a family without one does
+// not compile (-Werror=switch).
+Matcher MatcherOf(CauseFamily family) {
+  switch (family) {
+    case CauseFamily::kBranch:
+      return &ConditionalBranch;
+    case CauseFamily::kConstant:
+      return &Constant;
+    case CauseFamily::kParameter:
+      return &EntryParameter;
+    case CauseFamily::kShared:
+      return &SharedByCarries;
+    case CauseFamily::kRead:
+      return &ReadAfterUpdate;
+    case CauseFamily::kCarry:
+      return &LoopCarried;
+    case CauseFamily::kOldValue:
+      return &CarryOldValueRead;
+    case CauseFamily::kOutput:
+      return &Output;
+    case CauseFamily::kLayout:
+      return &LayoutChange;
+    case CauseFamily::kMemorySpace:
+      return &MemorySpaceMove;
+  }
+  return nullptr;
 }
 
 // The readers of the old contents: of the protected value and of every
@@ -378,48 +356,22 @@ std::vector<InstructionAt> OldContentReaders(const CheckContext& ctx, const HloP
 
 }  // namespace
 
-std::span<const CauseRuleGroup> CauseRuleTable() { return Groups(); }
-
-CopyCause CauseOf(CauseRule rule) {
-  switch (rule) {
-    case CauseRule::kLayoutChange:
-      return CopyCause::kLayoutChange;
-    case CauseRule::kMemorySpaceMove:
-      return CopyCause::kMemorySpaceMove;
-    case CauseRule::kBranchUpdatesOperand:
-    case CauseRule::kBranchPassthrough:
-    case CauseRule::kBranchResult:
-      return CopyCause::kConditionalBranch;
-    case CauseRule::kConstantUpdated:
-      return CopyCause::kConstantUpdated;
-    case CauseRule::kConstantReturned:
-      return CopyCause::kOutputPassthrough;
-    case CauseRule::kNonDonatedParameter:
-      return CopyCause::kNonDonatedParameter;
-    case CauseRule::kSharedByCarries:
-      return CopyCause::kSharedValue;
-    case CauseRule::kDonatedParameterRead:
-    case CauseRule::kDonatedParameterRewritten:
-    case CauseRule::kReadAfterUpdate:
-    case CauseRule::kReadAfterLoopInit:
-      return CopyCause::kReadAfterUpdate;
-    case CauseRule::kCarriesSwapped:
-    case CauseRule::kCarryPassedOnLive:
-    case CauseRule::kCarryRebuilt:
-    case CauseRule::kCarryPermuted:
-    case CauseRule::kCarryOldValueRead:
-      return CopyCause::kLoopCarriedLive;
-    case CauseRule::kOutputDuplicated:
-    case CauseRule::kOutputAlsoReturned:
-      return CopyCause::kOutputDuplicated;
-    case CauseRule::kOutputAliasing:
-      return CopyCause::kOutputAliasing;
-    case CauseRule::kOutputPassthrough:
-      return CopyCause::kOutputPassthrough;
-    case CauseRule::kNone:
-      return CopyCause::kUnknown;
+CopySubject SubjectOf(const CopyFinding& copy, bool feeds_or_returns) {
+  switch (copy.copy_class) {
+    case CopyClass::kLayoutChange:
+      return CopySubject::kLayout;
+    case CopyClass::kMemorySpaceMove:
+      // A move into another memory space (TPU's copy-start to S(1)) is also
+      // a copy: when the moved buffer is then updated in place, starts a
+      // loop state the loop overwrites, or is returned, while the original
+      // must stay intact, the move *is* the protective copy and has that
+      // copy's cause ("not donated", "read after update"); the memory space
+      // is detail. Any other move is a prefetch or an eviction.
+      return feeds_or_returns ? CopySubject::kProtectingMove : CopySubject::kMove;
+    case CopyClass::kProtective:
+      return CopySubject::kCopy;
   }
-  return CopyCause::kUnknown;
+  return CopySubject::kCopy;
 }
 
 void ExplainCopy(const CheckContext& ctx, const CopySite& site, CopyFinding* copy) {
@@ -439,39 +391,34 @@ void ExplainCopy(const CheckContext& ctx, const CopySite& site, CopyFinding* cop
   e.role = RoleOf(*e.comp);
   e.in_loop = e.role == ComputationRole::kWhileBody || !ctx.counts().EnclosingLoops(e.comp).empty();
   CauseFacts& facts = copy->cause;
-  // Rules that do not match may leave facts behind (a donation kind):
-  // the fallback starts from this again.
-  auto fresh = [&] {
-    facts = CauseFacts{};
-    facts.in_loop = e.in_loop;
-    if (!copy->feeds.empty()) facts.feed = copy->feeds.front();
-  };
-  fresh();
+  facts = CauseFacts{};
+  facts.in_loop = e.in_loop;
+  if (!copy->feeds.empty()) facts.feed = copy->feeds.front();
   // Layout copies need no dataflow evidence.
-  if (copy->copy_class == CopyClass::kLayoutChange) {
-    LayoutOrMemorySpace(e, &facts);
-    return;
-  }
-  e.readers = OldContentReaders(ctx, me, src, chain);
-  ReachesEntryOutput(me, &e.outputs);
-  facts.readers = e.readers;
-  if (copy->copy_class == CopyClass::kMemorySpaceMove) {
-    // A move into another memory space (TPU's copy-start to S(1)) is also a
-    // copy: when the moved buffer is then updated in place, starts a loop
-    // state the loop overwrites, or is returned, while the original must
-    // stay intact, the move *is* the protective copy and has that copy's
-    // cause ("not donated", "read after update"); the memory space is
-    // detail. Any other move is a prefetch or an eviction.
-    if (e.feeds() || !e.outputs.empty())
-      for (RuleFn fn : {&ConditionalBranch, &Constant, &EntryParameter, &ReadAfterUpdate})
-        if (fn(e, &facts)) return;
-    fresh();
+  if (copy->copy_class != CopyClass::kLayoutChange) {
+    e.readers = OldContentReaders(ctx, me, src, chain);
+    ReachesEntryOutput(me, &e.outputs);
     facts.readers = e.readers;
-    LayoutOrMemorySpace(e, &facts);
+  }
+  CopySubject subject = SubjectOf(*copy, e.feeds() || !e.outputs.empty());
+  // The catalog's rows in order; each family's matcher runs at most once
+  // (at its first row tried for this subject), and its answer counts only
+  // if the rule it names is tried for this subject too.
+  uint32_t tried = 0;
+  for (const RuleEntry& row : RuleCatalog()) {
+    uint32_t bit = 1u << static_cast<unsigned>(row.family);
+    if (!row.TriedFor(subject) || (tried & bit)) continue;
+    tried |= bit;
+    std::optional<Match> m = MatcherOf(row.family)(e);
+    if (!m) continue;
+    const RuleEntry* matched = EntryOf(m->rule);
+    if (!matched || !matched->TriedFor(subject)) continue;
+    facts.rule = m->rule;
+    facts.cause = matched->cause;
+    facts.payload = std::move(m->payload);
+    if (m->readers) facts.readers = std::move(*m->readers);
     return;
   }
-  for (size_t i = 1; i < kSteps.size(); ++i)
-    if (kSteps[i].fn(e, &facts)) return;
   facts.rule = CauseRule::kNone;
   facts.cause = CopyCause::kUnknown;
 }

@@ -3,11 +3,96 @@
 #include <algorithm>
 #include <unordered_set>
 
-#include "hloscope/analysis/source_origin.h"
 #include "hloscope/ir/name_index.h"
 #include "hloscope/support/saturating.h"
 
 namespace hloscope {
+namespace {
+
+constexpr GateEntry kGates[] = {
+    {Gate::kCopiesInLoops, "copies-in-loops", "an array copy runs inside a loop (every iteration)", false},
+    {Gate::kNotInPlace, "not-in-place",
+     "an update is out of place, on a copy (other than a non-donated argument's), or contradicted by XLA",
+     false},
+    {Gate::kFullRewrites, "full-rewrites",
+     "a buffer is rewritten in full every iteration of a loop (an update or a loop carry that grows with the "
+     "buffer)",
+     false},
+    {Gate::kUndonated, "undonated",
+     "an argument that is not donated is copied once per call (and updated on the copy): advice by default",
+     false},
+    {Gate::kContradictions, "contradictions", "XLA's buffer assignment contradicts a verdict", false},
+    {Gate::kNewCopies, "new-copies", "diff: B has an array copy A does not have (or more of one)", true},
+    {Gate::kNewNotInPlace, "new-not-in-place", "diff: an update is not in place in B but was in A", true},
+    {Gate::kMoreBytesPerIteration, "more-bytes-per-iteration",
+     "diff: a loop copies or rewrites more bytes per iteration in B than in A", true},
+};
+
+constexpr GatePreset kPresets[] = {
+    {"default", "the costs that recur every iteration: copies-in-loops, not-in-place, full-rewrites",
+     GateSet{Gate::kCopiesInLoops, Gate::kNotInPlace, Gate::kFullRewrites}},
+    {"strict", "every finding gate: the default ones, undonated and contradictions",
+     GateSet{Gate::kCopiesInLoops, Gate::kNotInPlace, Gate::kFullRewrites, Gate::kUndonated,
+             Gate::kContradictions}},
+    {"regressions",
+     "diff: every regression of B against A: new-copies, new-not-in-place, more-bytes-per-iteration",
+     GateSet{Gate::kNewCopies, Gate::kNewNotInPlace, Gate::kMoreBytesPerIteration}},
+};
+
+constexpr bool GatesInEnumOrder() {
+  for (size_t i = 0; i < std::size(kGates); ++i)
+    if (static_cast<size_t>(kGates[i].gate) != i) return false;
+  return true;
+}
+static_assert(GatesInEnumOrder());
+
+}  // namespace
+
+std::span<const GateEntry> GateCatalog() { return kGates; }
+const GateEntry& EntryOf(Gate gate) { return kGates[static_cast<size_t>(gate)]; }
+std::span<const GatePreset> GatePresets() { return kPresets; }
+GateSet DefaultGates() { return kPresets[0].gates; }
+
+std::optional<GateSet> GatesNamed(std::string_view name) {
+  std::string n(name);
+  std::replace(n.begin(), n.end(), '_', '-');
+  for (const GatePreset& p : kPresets)
+    if (p.name == n) return p.gates;
+  for (const GateEntry& g : kGates)
+    if (g.name == n) return GateSet{g.gate};
+  return std::nullopt;
+}
+
+bool IsInPlace(const UpdateFinding& u) {
+  bool claim = u.verdict == UpdateVerdict::kInPlace || u.verdict == UpdateVerdict::kNotMaterialized;
+  return claim && u.confirmation.confirmed != false;
+}
+
+std::optional<Gate> GateOf(const CopyFinding& c) {
+  if (!c.enclosing_loops.empty()) return Gate::kCopiesInLoops;
+  if (c.cause.cause == CopyCause::kNonDonatedParameter) return Gate::kUndonated;
+  return std::nullopt;
+}
+
+std::optional<Gate> GateOf(const UpdateFinding& u, const ModuleCheck& m) {
+  if (!IsInPlace(u)) {
+    // On a copy of an argument the caller did not donate, made once per
+    // call: the copy is the finding (undonated), the update itself is in
+    // place on it.
+    if (u.verdict == UpdateVerdict::kInPlaceOnCopy && u.confirmation.confirmed != false && u.runs_on)
+      if (const CopyFinding* c = m.FindCopy(*u.runs_on); c && GateOf(*c) == Gate::kUndonated)
+        return Gate::kUndonated;
+    return Gate::kNotInPlace;
+  }
+  if (u.full_rewrite && !u.enclosing_loops.empty()) return Gate::kFullRewrites;
+  return std::nullopt;
+}
+
+std::optional<Gate> GateOf(const LoopScaling& s) {
+  if (s.kind == LoopScaling::Kind::kCarryRewritten && s.grows_with_buffer) return Gate::kFullRewrites;
+  return std::nullopt;
+}
+
 namespace {
 
 // The instructions the selection's names resolve to in one module (through
@@ -40,34 +125,23 @@ bool SelectedUpdate(const UpdateFinding& u, const GateOptions& o, const Selectio
   return false;
 }
 
-bool Contains(const std::vector<const UpdateFinding*>& v, const UpdateFinding* u) {
-  return std::find(v.begin(), v.end(), u) != v.end();
+bool OnLines(const std::optional<SourceLocation>& source, const GateOptions& o) {
+  if (source)
+    for (const LineSpec& spec : o.lines)
+      if (spec.Matches(*source)) return true;
+  return false;
 }
 
-}  // namespace
-
-bool GateOptions::any() const {
-  return fail_on_copies_in_loops || fail_on_out_of_place || fail_on_contradiction || max_copy_bytes ||
-         max_copies || max_copies_in_loops || max_copy_bytes_in_loops;
+template <typename T>
+bool Contains(const std::vector<T>& v, const T& x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
 }
-
-bool CountsForGates(const CopyFinding& copy, const GateOptions& options) {
-  if (copy.minor && !options.count_scalar_copies) return false;
-  if (copy.total_bytes && *copy.total_bytes < options.min_bytes) return false;
-  return options.count_library || !OriginOf(copy.source).library;
-}
-
-bool IsInPlace(const UpdateFinding& u) {
-  bool claim = u.verdict == UpdateVerdict::kInPlace || u.verdict == UpdateVerdict::kNotMaterialized;
-  return claim && u.confirmation.confirmed != false;
-}
-
-namespace {
 
 // One module's violations; adds whether the selection chose any update.
-void EvaluateModule(const ModuleCheck& m, const GateOptions& o, std::vector<Violation>* all,
-                    bool* any_selected) {
+void EvaluateModule(const ModuleCheck& m, const GateOptions& o, const FindingFilter& filter,
+                    std::vector<Violation>* all, bool* any_selected) {
   std::vector<Violation> out;
+  const GateSet& gates = o.gates;
   Selection sel = Resolve(m, o);
   for (auto& [name, matches] : sel.ambiguous) {
     Violation v;
@@ -76,68 +150,112 @@ void EvaluateModule(const ModuleCheck& m, const GateOptions& o, std::vector<Viol
     v.candidates = matches;
     out.push_back(std::move(v));
   }
+  // The updates that count: the selected ones wherever they are, else those
+  // the filter keeps.
   std::vector<const UpdateFinding*> chosen;
   for (const UpdateFinding& u : m.updates) {
-    if (!o.selective() && !o.count_library && OriginOf(u.source).library) continue;
-    if (SelectedUpdate(u, o, sel)) chosen.push_back(&u);
+    if (o.selective() ? SelectedUpdate(u, o, sel) : Counts(filter, FactsOf(u))) chosen.push_back(&u);
   }
   *any_selected |= !chosen.empty();
+  // A copy counts when the filter keeps it; with a selection, only when it
+  // serves a selected update or comes from a selected line.
+  auto copy_counts = [&](const CopyFinding& c) {
+    if (!Counts(filter, FactsOf(c))) return false;
+    if (!o.selective()) return true;
+    for (const UpdateFinding* u : chosen)
+      if (u->runs_on && *u->runs_on == c.copy) return true;
+    for (const CopyFeed& f : c.feeds)
+      if (f.kind == CopyFeed::Kind::kUpdate)
+        if (const UpdateFinding* u = m.FindUpdate(f.update); u && Contains(chosen, u)) return true;
+    return OnLines(c.source, o);
+  };
 
-  // Updates that are not in place (with the copy they run on).
+  // Updates not in place (with the copy they run on) and full rewrites.
   std::vector<const CopyFinding*> shown;
   std::vector<const UpdateFinding*> reported;
-  if (o.fail_on_out_of_place) {
-    for (const UpdateFinding* u : chosen) {
-      if (IsInPlace(*u)) continue;
-      reported.push_back(u);
-      Violation v;
-      v.kind = Violation::Kind::kUpdateNotInPlace;
-      v.update = u;
-      if (u->runs_on) v.copy = m.FindCopy(*u->runs_on);
-      if (v.copy) shown.push_back(v.copy);
-      out.push_back(v);
-    }
+  for (const UpdateFinding* u : chosen) {
+    std::optional<Gate> g = GateOf(*u, m);
+    if (g != Gate::kNotInPlace || !gates.Has(Gate::kNotInPlace)) continue;
+    reported.push_back(u);
+    Violation v;
+    v.kind = Violation::Kind::kUpdateNotInPlace;
+    v.gate = Gate::kNotInPlace;
+    v.update = u;
+    if (u->runs_on) v.copy = m.FindCopy(*u->runs_on);
+    if (v.copy) shown.push_back(v.copy);
+    out.push_back(v);
   }
-
-  // Copies inside loops: with a selection, only those that serve a selected
-  // update or come from a selected line; a copy already shown under its
-  // update is not repeated.
-  if (o.fail_on_copies_in_loops) {
+  if (gates.Has(Gate::kCopiesInLoops)) {
     for (const CopyFinding& c : m.copies) {
-      if (c.enclosing_loops.empty() || !CountsForGates(c, o)) continue;
-      if (std::find(shown.begin(), shown.end(), &c) != shown.end()) continue;
-      if (o.selective()) {
-        bool serves = false;
-        for (const UpdateFinding* u : chosen) serves |= u->runs_on && *u->runs_on == c.copy;
-        for (const CopyFeed& f : c.feeds)
-          if (f.kind == CopyFeed::Kind::kUpdate)
-            if (const UpdateFinding* u = m.FindUpdate(f.update); u && Contains(chosen, u)) serves = true;
-        if (c.source)
-          for (const LineSpec& spec : o.lines) serves |= spec.Matches(*c.source);
-        if (!serves) continue;
-      }
+      if (GateOf(c) != Gate::kCopiesInLoops || Contains(shown, &c) || !copy_counts(c)) continue;
       Violation v;
       v.kind = Violation::Kind::kCopyInLoop;
+      v.gate = Gate::kCopiesInLoops;
       v.copy = &c;
       out.push_back(v);
     }
   }
-
-  // Contradictions of the selected updates, except those already reported
-  // as not in place (a contradicted in-place verdict is both).
-  if (o.fail_on_contradiction) {
+  if (gates.Has(Gate::kFullRewrites)) {
+    for (const UpdateFinding* u : chosen) {
+      if (GateOf(*u, m) != Gate::kFullRewrites) continue;
+      Violation v;
+      v.kind = Violation::Kind::kFullRewrite;
+      v.gate = Gate::kFullRewrites;
+      v.update = u;
+      out.push_back(v);
+    }
+    for (const LoopFinding& l : m.loops)
+      for (const LoopScaling& s : l.scaling) {
+        if (GateOf(s) != Gate::kFullRewrites || !Counts(filter, FactsOf(s, l))) continue;
+        if (o.selective() && !OnLines(l.source, o)) continue;
+        Violation v;
+        v.kind = Violation::Kind::kFullRewrite;
+        v.gate = Gate::kFullRewrites;
+        v.loop = &l;
+        v.scaling = &s;
+        out.push_back(v);
+      }
+  }
+  if (gates.Has(Gate::kUndonated)) {
+    for (const CopyFinding& c : m.copies) {
+      if (GateOf(c) != Gate::kUndonated || !copy_counts(c)) continue;
+      Violation v;
+      v.kind = Violation::Kind::kUndonatedCopy;
+      v.gate = Gate::kUndonated;
+      v.copy = &c;
+      for (const UpdateFinding* u : chosen)
+        if (u->runs_on && *u->runs_on == c.copy) v.updates.push_back(u);
+      out.push_back(v);
+    }
+  }
+  // Contradictions, except of updates already reported as not in place (a
+  // contradicted in-place verdict is both).
+  if (gates.Has(Gate::kContradictions)) {
     for (const UpdateFinding* u : chosen) {
       if (u->confirmation.confirmed != false || Contains(reported, u)) continue;
       Violation v;
       v.kind = Violation::Kind::kContradiction;
+      v.gate = Gate::kContradictions;
       v.update = u;
       out.push_back(v);
     }
+    if (!o.selective())
+      for (const LoopFinding& l : m.loops)
+        for (const LoopScaling& s : l.scaling) {
+          if (s.confirmation.confirmed != false) continue;
+          Violation v;
+          v.kind = Violation::Kind::kContradiction;
+          v.gate = Gate::kContradictions;
+          v.loop = &l;
+          v.scaling = &s;
+          out.push_back(v);
+        }
   }
 
+  // Budgets, over the copies the filter keeps (a selection does not apply).
   std::vector<const CopyFinding*> counted, in_loops;
   for (const CopyFinding& c : m.copies) {
-    if (!CountsForGates(c, o)) continue;
+    if (!Counts(filter, FactsOf(c))) continue;
     counted.push_back(&c);
     if (!c.enclosing_loops.empty()) in_loops.push_back(&c);
   }
@@ -168,10 +286,11 @@ void EvaluateModule(const ModuleCheck& m, const GateOptions& o, std::vector<Viol
     v.amount = static_cast<int64_t>(cs.size());
     out.push_back(std::move(v));
   };
-  bytes(o.max_copy_bytes, counted, Violation::Kind::kCopyBytes);
-  count(o.max_copies, counted, Violation::Kind::kCopyCount);
-  count(o.max_copies_in_loops, in_loops, Violation::Kind::kCopiesInLoops);
-  bytes(o.max_copy_bytes_in_loops, in_loops, Violation::Kind::kCopyBytesInLoops);
+  const Budgets& b = o.budgets;
+  bytes(b.max_copy_bytes, counted, Violation::Kind::kCopyBytes);
+  count(b.max_copies, counted, Violation::Kind::kCopyCount);
+  count(b.max_copies_in_loops, in_loops, Violation::Kind::kCopiesInLoops);
+  bytes(b.max_copy_bytes_in_loops, in_loops, Violation::Kind::kCopyBytesInLoops);
   for (Violation& v : out) {
     v.module = &m;
     all->push_back(std::move(v));
@@ -180,12 +299,12 @@ void EvaluateModule(const ModuleCheck& m, const GateOptions& o, std::vector<Viol
 
 }  // namespace
 
-std::vector<Violation> EvaluateGates(const std::vector<const ModuleCheck*>& modules, const GateOptions& o) {
+std::vector<Violation> EvaluateGates(const std::vector<const ModuleCheck*>& modules, const GateOptions& o,
+                                     const FindingFilter& filter) {
   std::vector<Violation> out;
   bool any_selected = false;
-  for (const ModuleCheck* m : modules) EvaluateModule(*m, o, &out, &any_selected);
-  bool update_gates = o.fail_on_out_of_place || o.fail_on_copies_in_loops || o.fail_on_contradiction;
-  if (update_gates && o.selective() && !any_selected) {
+  for (const ModuleCheck* m : modules) EvaluateModule(*m, o, filter, &out, &any_selected);
+  if (!o.gates.empty() && o.selective() && !any_selected) {
     Violation v;
     v.kind = Violation::Kind::kNothingSelected;
     v.selected_names = o.update_names;

@@ -79,6 +79,7 @@ void UpdateFinder::AddPairs(const HloInstruction* instr) {
     u.bytes_written = u.full_rewrite ? u.buffer_bytes : UpdateBytesOf(*u.site.instruction);
     if (!u.bytes_written && !p.fused_update) u.bytes_written = u.buffer_bytes;
     u.executions = ctx_.counts().Of(instr);
+    u.enclosing_loops = ctx_.counts().EnclosingLoops(instr->parent());
     u.executions_upper_bound = ctx_.counts().IsUpperBound(instr->parent());
     u.source = ctx_.Source(u.site.instruction);
     if (!u.source) u.source = ctx_.Source(instr);
@@ -153,6 +154,7 @@ void UpdateFinder::AddFusedUpdates(const HloInstruction* fusion) {
     if (inner->operand_count() > 0) u.operand = {inner->operand(0), {}};
     u.buffer_bytes = ByteSizeOf(inner->shape());
     u.executions = ctx_.counts().Of(fusion);
+    u.enclosing_loops = ctx_.counts().EnclosingLoops(fusion->parent());
     u.executions_upper_bound = ctx_.counts().IsUpperBound(fusion->parent());
     u.source = ctx_.Source(inner);
     auto out = outputs.find(inner);

@@ -9,7 +9,10 @@ namespace hloscope {
 int RunStatsCommand(Session& session, OutputFormat format, std::ostream& out) {
   std::vector<ModuleStats> stats;
   for (const HloModule* m : session.modules()) stats.push_back(ComputeModuleStats(*m));
-  RenderStats(stats, format, out);
+  Renderers r;
+  r.text = [&](std::ostream& o) { RenderStatsText(stats, o); };
+  r.json = [&](std::ostream& o) { WriteStatsJson(stats, o); };
+  Render(r, format, out);
   return kExitOk;
 }
 

@@ -27,36 +27,46 @@ std::vector<FusionSelection> SessionKernels(Session& session, const std::string&
   return out;
 }
 
-int WriteCheckOutput(const std::vector<const ModuleCheck*>& modules,
-                     const std::vector<FusionSelection>& kernels, const CheckRequest& request,
-                     const CheckModuleTitles* titles, std::ostream& out, std::ostream& err) {
+int WriteCheckOutput(const std::vector<const ModuleCheck*>& modules, const KernelsFn& kernels,
+                     const CheckRequest& request, const CheckModuleTitles* titles, std::ostream& out,
+                     std::ostream& err, const std::function<void(std::ostream&)>& html,
+                     std::string_view text_preface) {
   std::vector<Violation> violations;
-  if (request.gates.any()) violations = EvaluateGates(modules, request.gates);
-  if (request.format == OutputFormat::kSarif) {
-    WriteCheckSarif(modules, request.sarif, out);
-  } else if (request.format == OutputFormat::kJson) {
-    WriteCheckJson(modules, request.gates.any() ? &violations : nullptr, out,
-                   request.kernels ? &kernels : nullptr);
-  } else if (titles) {
+  if (request.gates.any()) violations = EvaluateGates(modules, request.gates, request.filter);
+  Renderers r;
+  r.text = [&](std::ostream& o) {
+    CheckTextOptions options{request.filter};
+    o << text_preface;
+    if (!titles) return RenderCheckText(modules, options, o);
     for (size_t i = 0; i < modules.size(); ++i) {
-      out << "\n" << (i < titles->size() ? (*titles)[i] : "") << "\n";
-      RenderCheckText({modules[i]}, request.text, out);
+      o << "\n" << (i < titles->size() ? (*titles)[i] : "") << "\n";
+      RenderCheckText({modules[i]}, options, o);
     }
-  } else {
-    RenderCheckText(modules, request.text, out);
-  }
+  };
+  r.json = [&](std::ostream& o) {
+    std::vector<FusionSelection> selected;
+    if (request.kernels) selected = kernels();
+    WriteCheckJson(modules, request.gates.any() ? &violations : nullptr, o,
+                   request.kernels ? &selected : nullptr);
+  };
+  r.sarif = [&](std::ostream& o) { WriteCheckSarif(modules, request.sarif, o); };
+  r.html = html;
+  Render(r, request.format, out);
   if (violations.empty()) return kExitOk;
   err << GateFailureMessage("hloscope: check failed", violations, modules) << "\n";
   return kExitFindings;
 }
 
 int RunCheckCommand(Session& session, const CheckRequest& request, std::ostream& out, std::ostream& err) {
-  if (!CheckScopeExists(session, request.scope, err)) return kExitError;
-  ScopedChecks checks(session, request.scope);
-  std::vector<FusionSelection> kernels;
-  if (request.format == OutputFormat::kJson && request.kernels)
-    kernels = SessionKernels(session, request.scope);
-  return WriteCheckOutput(checks.modules(), kernels, request, nullptr, out, err);
+  if (!CheckScopeExists(session, request.filter.scope, err)) return kExitError;
+  ScopedChecks checks(session, request.filter);
+  ReportRequest report;
+  report.filter = request.filter;
+  report.html = request.html;
+  report.source_roots = request.source_roots;
+  return WriteCheckOutput(
+      checks.modules(), [&] { return SessionKernels(session, request.filter.scope); }, request, nullptr, out,
+      err, [&](std::ostream& o) { o << ReportHtml(session, report); });
 }
 
 }  // namespace hloscope

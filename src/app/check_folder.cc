@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <memory>
+#include <sstream>
 
 #include "hloscope/app/commands.h"
 #include "hloscope/parser/dump_folder.h"
@@ -60,22 +61,36 @@ int RunCheckFolderCommand(const std::string& folder, const SessionRequest& base,
   std::vector<const HloModule*> all;
   for (const auto& s : sessions)
     for (const HloModule* m : s->modules()) all.push_back(m);
-  if (!CheckScopeExists(all, request.scope, err)) return kExitError;
+  if (!CheckScopeExists(all, request.filter.scope, err)) return kExitError;
   std::vector<std::unique_ptr<ScopedChecks>> scoped;
   std::vector<const ModuleCheck*> modules;
-  std::vector<FusionSelection> kernels;
   CheckModuleTitles titles;
   for (size_t i = 0; i < sessions.size(); ++i) {
-    scoped.push_back(std::make_unique<ScopedChecks>(*sessions[i], request.scope));
+    scoped.push_back(std::make_unique<ScopedChecks>(*sessions[i], request.filter));
     for (const ModuleCheck* m : scoped.back()->modules()) {
       modules.push_back(m);
       titles.push_back(DumpModuleTitle(*owners[i], *files[i], *m->module));
     }
-    if (request.format == OutputFormat::kJson && request.kernels)
-      for (FusionSelection& k : SessionKernels(*sessions[i], request.scope)) kernels.push_back(std::move(k));
   }
-  if (request.format == OutputFormat::kText) RenderDumpFolderText(dump, out);
-  return WriteCheckOutput(modules, kernels, request, &titles, out, err);
+  auto kernels = [&] {
+    std::vector<FusionSelection> out;
+    for (const auto& s : sessions)
+      for (FusionSelection& k : SessionKernels(*s, request.filter.scope)) out.push_back(std::move(k));
+    return out;
+  };
+  // The text starts with the folder's listing; every module's check follows.
+  std::ostringstream listing;
+  RenderDumpFolderText(dump, listing);
+  auto html = [&](std::ostream& o) {
+    ReportRequest report;
+    report.filter = request.filter;
+    report.html = request.html;
+    report.source_roots = request.source_roots;
+    std::vector<Session*> all_sessions;
+    for (const auto& s : sessions) all_sessions.push_back(s.get());
+    o << ReportHtml(all_sessions, report);
+  };
+  return WriteCheckOutput(modules, kernels, request, &titles, out, err, html, listing.str());
 }
 
 }  // namespace hloscope

@@ -102,14 +102,21 @@ int RunDiffCommand(const DiffRequest& request, std::ostream& out, std::ostream& 
     err << b.error().Format();
     return kExitError;
   }
-  DiffResult result = DiffDocuments(*a, *b, request.diff);
+  DiffOptions options;
+  options.count_scalar_copies = request.filter.include_minor;
+  DiffResult result = DiffDocuments(*a, *b, options);
   DiffInputs inputs{request.a, request.b};
+  DiffGates gates;
+  gates.fail_on_new_copies = request.gates.gates.Has(Gate::kNewCopies);
+  gates.fail_on_new_out_of_place = request.gates.gates.Has(Gate::kNewNotInPlace);
+  gates.fail_on_more_bytes_per_iteration = request.gates.gates.Has(Gate::kMoreBytesPerIteration);
+  gates.min_bytes = request.filter.min_bytes;
   std::vector<DiffRegression> regressions;
-  if (request.gates.any()) regressions = EvaluateDiffGates(result, request.gates);
-  if (request.format == OutputFormat::kJson)
-    WriteDiffJson(result, inputs, request.gates.any() ? &regressions : nullptr, out);
-  else
-    RenderDiffText(result, inputs, out);
+  if (gates.any()) regressions = EvaluateDiffGates(result, gates);
+  Renderers r;
+  r.text = [&](std::ostream& o) { RenderDiffText(result, inputs, o); };
+  r.json = [&](std::ostream& o) { WriteDiffJson(result, inputs, gates.any() ? &regressions : nullptr, o); };
+  Render(r, request.format, out);
   if (regressions.empty()) return kExitOk;
   err << fmt::format("hloscope: diff failed: {} regression{} in B\n", regressions.size(),
                      regressions.size() == 1 ? "" : "s");

@@ -12,11 +12,11 @@
 namespace hloscope {
 
 int RunFusionsCommand(Session& session, const FusionsRequest& request, std::ostream& out) {
-  std::vector<FusionSelection> modules = SessionKernels(session, request.scope);
-  if (request.format == OutputFormat::kJson)
-    WriteFusionsJson(modules, request.scope, out);
-  else
-    RenderFusionsText(modules, request.scope, out);
+  std::vector<FusionSelection> modules = SessionKernels(session, request.filter.scope);
+  Renderers r;
+  r.text = [&](std::ostream& o) { RenderFusionsText(modules, request.filter.scope, o); };
+  r.json = [&](std::ostream& o) { WriteFusionsJson(modules, request.filter.scope, o); };
+  Render(r, request.format, out);
   return kExitOk;
 }
 
@@ -27,22 +27,19 @@ int RunWhereCommand(Session& session, const WhereRequest& request, std::ostream&
     results.push_back({a, FindWhere(a->sources(), a->counts, a->check, request.query)});
   }
   SourceFiles files(request.source_roots);
-  if (request.format == OutputFormat::kJson)
-    out << JsonText(WhereToJson(results, request.query, files));
-  else
-    RenderWhereText(results, request.query, files, out);
+  Renderers r;
+  r.text = [&](std::ostream& o) { RenderWhereText(results, request.query, files, o); };
+  r.json = [&](std::ostream& o) { o << JsonText(WhereToJson(results, request.query, files)); };
+  Render(r, request.format, out);
   return kExitOk;
 }
 
 int RunAnnotateCommand(Session& session, const AnnotateRequest& request, std::ostream& out) {
   SourceFiles files(request.source_roots);
-  Json doc = JsonEnvelope("annotate");
-  doc["scope"] = request.text.scope.empty() ? Json(nullptr) : Json(request.text.scope);
-  doc["modules"] = Json::array();
   std::vector<ModuleAnalysis*> analyses = session.Analyses();
-  for (size_t mi = 0; mi < analyses.size(); ++mi) {
-    analyses[mi]->EnsureSources();
-    const ModuleAnalysis& a = *analyses[mi];
+  std::vector<std::vector<LineFacts>> facts;
+  for (ModuleAnalysis* a : analyses) {
+    a->EnsureSources();
     LineQuery q;
     if (!request.file.empty()) {
       LineSpec spec;
@@ -50,17 +47,26 @@ int RunAnnotateCommand(Session& session, const AnnotateRequest& request, std::os
       spec.text = request.file;
       q.spec = spec;
     }
-    q.scope = request.text.scope;
+    q.scope = request.filter.scope;
     q.list_instructions = false;
-    std::vector<LineFacts> facts = CollectLineFacts(a.sources(), a.counts, a.check, q);
-    if (request.format == OutputFormat::kJson) {
-      doc["modules"].push_back(AnnotateModuleJson(a, facts, files));
-    } else {
-      if (mi) out << "\n";
-      RenderAnnotateText(a, facts, request.text, files, out);
-    }
+    facts.push_back(CollectLineFacts(a->sources(), a->counts, a->check, q));
   }
-  if (request.format == OutputFormat::kJson) out << JsonText(doc);
+  Renderers r;
+  r.text = [&](std::ostream& o) {
+    for (size_t mi = 0; mi < analyses.size(); ++mi) {
+      if (mi) o << "\n";
+      RenderAnnotateText(*analyses[mi], facts[mi], request.text, files, o);
+    }
+  };
+  r.json = [&](std::ostream& o) {
+    Json doc = JsonEnvelope("annotate");
+    doc["scope"] = request.filter.scope.empty() ? Json(nullptr) : Json(request.filter.scope);
+    doc["modules"] = Json::array();
+    for (size_t mi = 0; mi < analyses.size(); ++mi)
+      doc["modules"].push_back(AnnotateModuleJson(*analyses[mi], facts[mi], files));
+    o << JsonText(doc);
+  };
+  Render(r, request.format, out);
   return kExitOk;
 }
 
@@ -102,17 +108,20 @@ int RunExplainCommand(Session& session, const ExplainRequest& request, std::ostr
                        request.instruction, request.input_name);
     return kExitError;
   }
-  if (request.format == OutputFormat::kJson) {
+  Renderers r;
+  r.text = [&](std::ostream& o) {
+    for (size_t i = 0; i < all.size(); ++i) {
+      if (i) o << "\n";
+      RenderExplanationText(all[i], o);
+    }
+  };
+  r.json = [&](std::ostream& o) {
     Json doc = JsonEnvelope("explain");
     doc["modules"] = Json::array();
     for (const Explanation& e : all) doc["modules"].push_back(ExplanationModuleJson(e));
-    out << JsonText(doc);
-    return kExitOk;
-  }
-  for (size_t i = 0; i < all.size(); ++i) {
-    if (i) out << "\n";
-    RenderExplanationText(all[i], out);
-  }
+    o << JsonText(doc);
+  };
+  Render(r, request.format, out);
   return kExitOk;
 }
 

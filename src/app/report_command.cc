@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <sstream>
 
 #include "hloscope/analysis/line_facts.h"
@@ -12,37 +13,48 @@
 namespace hloscope {
 namespace {
 
-void WriteReport(Session& session, const ReportRequest& request, std::ostream& out) {
-  ScopedChecks checks(session, request.html.scope);
-  std::vector<ModuleAnalysis*> analyses = session.Analyses();
+// The page of every module of the sessions (a dump folder has one session
+// per module).
+void WriteReport(const std::vector<Session*>& sessions, const ReportRequest& request, std::ostream& out) {
+  std::vector<std::unique_ptr<ScopedChecks>> scoped;
   std::vector<HtmlModule> modules;
-  for (size_t i = 0; i < analyses.size(); ++i) {
-    const ModuleAnalysis& a = *analyses[i];
-    analyses[i]->EnsureSources();
-    HtmlModule m;
-    m.check = checks.modules()[i];
-    LineQuery q;
-    q.scope = request.html.scope;
-    q.list_instructions = false;
-    m.lines = CollectLineFacts(a.sources(), a.counts, *m.check, q);
-    modules.push_back(std::move(m));
+  for (Session* session : sessions) {
+    scoped.push_back(std::make_unique<ScopedChecks>(*session, request.filter));
+    std::vector<ModuleAnalysis*> analyses = session->Analyses();
+    for (size_t i = 0; i < analyses.size(); ++i) {
+      const ModuleAnalysis& a = *analyses[i];
+      analyses[i]->EnsureSources();
+      HtmlModule m;
+      m.check = scoped.back()->modules()[i];
+      LineQuery q;
+      q.scope = request.filter.scope;
+      q.list_instructions = false;
+      m.lines = CollectLineFacts(a.sources(), a.counts, *m.check, q);
+      modules.push_back(std::move(m));
+    }
   }
   SourceFiles files(request.source_roots);
-  RenderHtmlReport(modules, request.html, files, out);
+  HtmlReportOptions html = request.html;
+  html.scope = request.filter.scope;
+  RenderHtmlReport(modules, html, files, out);
 }
 
 }  // namespace
 
 std::string ReportHtml(Session& session, const ReportRequest& request) {
+  return ReportHtml({&session}, request);
+}
+
+std::string ReportHtml(const std::vector<Session*>& sessions, const ReportRequest& request) {
   std::ostringstream out;
-  WriteReport(session, request, out);
+  WriteReport(sessions, request, out);
   return out.str();
 }
 
 int RunReportCommand(Session& session, const ReportRequest& request, std::ostream& out, std::ostream& err) {
-  if (!CheckScopeExists(session, request.html.scope, err)) return kExitError;
+  if (!CheckScopeExists(session, request.filter.scope, err)) return kExitError;
   if (request.output_path.empty() || request.output_path == "-") {
-    WriteReport(session, request, out);
+    WriteReport({&session}, request, out);
     return kExitOk;
   }
   // Written whole to a temporary beside the target, then renamed: a
@@ -55,7 +67,7 @@ int RunReportCommand(Session& session, const ReportRequest& request, std::ostrea
                          std::strerror(errno));
       return kExitError;
     }
-    WriteReport(session, request, file);
+    WriteReport({&session}, request, file);
     file.flush();
     if (!file) {
       err << fmt::format("hloscope report: writing {} failed\n", Shown(request.output_path));

@@ -170,7 +170,7 @@ class DumpWatcher {
       return;
     }
     for (ModuleAnalysis* a : (*s)->Analyses()) {
-      records_.push_back(SummarizeRun(a->check, path.filename().string(), request_.budget));
+      records_.push_back(SummarizeRun(a->check, path.filename().string(), request_.gates, request_.filter));
       if (request_.warn && !records_.back().problems.empty())
         err_ << RunWarning(records_.back()) << std::endl;
     }
@@ -379,10 +379,7 @@ int RunRunCommand(const RunRequest& request, std::ostream& out, std::ostream& er
     int broken = 0;
     for (const RunRecord& r : watcher.records()) broken += r.problems.empty() ? 0 : 1;
     if (broken > 0) {
-      err << fmt::format(
-          "hloscope run: failed: {} compilation{} moved at least {} per call in a copy inside a loop or "
-          "an update not in place (--fail)\n",
-          broken, broken == 1 ? "" : "s", HumanBytes(request.budget.min_bytes));
+      err << RunFailureText(broken, request.gates, request.filter) << "\n";
       code = kExitFindings;
     }
   }

@@ -9,10 +9,10 @@ namespace hloscope {
 int RunScopesCommand(Session& session, OutputFormat format, std::ostream& out) {
   std::vector<ModuleScopes> modules;
   for (const HloModule* m : session.modules()) modules.push_back({m, ListScopes(*m)});
-  if (format == OutputFormat::kJson)
-    WriteScopesJson(modules, out);
-  else
-    RenderScopesText(modules, out);
+  Renderers r;
+  r.text = [&](std::ostream& o) { RenderScopesText(modules, o); };
+  r.json = [&](std::ostream& o) { WriteScopesJson(modules, o); };
+  Render(r, format, out);
   return kExitOk;
 }
 

@@ -197,8 +197,8 @@ size_t HloParserImpl::ScanAttributeValue() {
   char c = s_[i];
   if (c == '{' || c == '(') return ScanBalanced(i);
   if (c == '"' || c == '\'') return ScanString(i);
-  // Bare values: kLoop, LT, 0_1x1_1, b01f_01io->b01f, %comp, 3, -inf, and
-  // iota replica groups [2,2]<=[4]T(1,0).
+  // Bare values: kLoop, LT, 0_1x1_1, b01f_01io->b01f, %comp, 3, -inf, iota
+  // replica groups [2,2]<=[4]T(1,0) and mesh ones mesh['a'=2,'b'=4] {'b'}.
   while (i < s_.size()) {
     c = s_[i];
     if (c == '[' || c == '(' || c == '{') {
@@ -215,6 +215,17 @@ size_t HloParserImpl::ScanAttributeValue() {
         continue;
       }
       break;
+    }
+    if (c == ',' && s_.substr(p_, 5) == "mesh[" && s_[i - 1] == ']') {
+      // `replica_groups=mesh['a'=4,'b'=2], device_ids=([2,4]T(1,0)) {'a'}`:
+      // a mesh whose devices are not in iota order (XLA's Mesh::ToString)
+      // writes a comma inside the value.
+      size_t j = i + 1;
+      while (j < s_.size() && (s_[j] == ' ' || s_[j] == '\t')) ++j;
+      if (s_.substr(j, 12) == "device_ids=(") {
+        i = j + 11;
+        continue;
+      }
     }
     if (c == ',' || c == '\n' || c == '\r' || c == '}' || c == ')') break;
     if (c == '/' && (PeekAt(i + 1) == '*' || PeekAt(i + 1) == '/')) break;  // comment

@@ -2,88 +2,6 @@
 
 namespace hloscope {
 
-std::string_view CopyCauseName(CopyCause cause) {
-  switch (cause) {
-    case CopyCause::kNonDonatedParameter:
-      return "non-donated-parameter";
-    case CopyCause::kConstantUpdated:
-      return "constant-updated";
-    case CopyCause::kLoopCarriedLive:
-      return "loop-carried-live";
-    case CopyCause::kReadAfterUpdate:
-      return "read-after-update";
-    case CopyCause::kOutputDuplicated:
-      return "output-duplicated";
-    case CopyCause::kOutputPassthrough:
-      return "output-passthrough";
-    case CopyCause::kOutputAliasing:
-      return "output-aliasing";
-    case CopyCause::kConditionalBranch:
-      return "conditional-branch";
-    case CopyCause::kSharedValue:
-      return "shared-value";
-    case CopyCause::kLayoutChange:
-      return "layout-change";
-    case CopyCause::kMemorySpaceMove:
-      return "memory-space-move";
-    case CopyCause::kUnknown:
-      return "unknown";
-  }
-  return "unknown";
-}
-
-std::string_view CauseRuleName(CauseRule rule) {
-  switch (rule) {
-    case CauseRule::kLayoutChange:
-      return "layout-change";
-    case CauseRule::kMemorySpaceMove:
-      return "memory-space-move";
-    case CauseRule::kBranchUpdatesOperand:
-      return "branch-updates-operand";
-    case CauseRule::kBranchPassthrough:
-      return "branch-passthrough";
-    case CauseRule::kBranchResult:
-      return "branch-result";
-    case CauseRule::kConstantUpdated:
-      return "constant-updated";
-    case CauseRule::kConstantReturned:
-      return "constant-returned";
-    case CauseRule::kNonDonatedParameter:
-      return "non-donated-parameter";
-    case CauseRule::kDonatedParameterRead:
-      return "donated-parameter-read";
-    case CauseRule::kDonatedParameterRewritten:
-      return "donated-parameter-rewritten";
-    case CauseRule::kSharedByCarries:
-      return "shared-by-carries";
-    case CauseRule::kReadAfterUpdate:
-      return "read-after-update";
-    case CauseRule::kReadAfterLoopInit:
-      return "read-after-loop-init";
-    case CauseRule::kCarriesSwapped:
-      return "carries-swapped";
-    case CauseRule::kCarryPassedOnLive:
-      return "carry-passed-on-live";
-    case CauseRule::kCarryRebuilt:
-      return "carry-rebuilt";
-    case CauseRule::kCarryPermuted:
-      return "carry-permuted";
-    case CauseRule::kCarryOldValueRead:
-      return "carry-old-value-read";
-    case CauseRule::kOutputDuplicated:
-      return "output-duplicated";
-    case CauseRule::kOutputAlsoReturned:
-      return "output-also-returned";
-    case CauseRule::kOutputAliasing:
-      return "output-aliasing";
-    case CauseRule::kOutputPassthrough:
-      return "output-passthrough";
-    case CauseRule::kNone:
-      return "none";
-  }
-  return "none";
-}
-
 std::string_view CopyClassName(CopyClass c) {
   switch (c) {
     case CopyClass::kProtective:
@@ -222,6 +140,10 @@ std::string_view ViolationKindName(Violation::Kind kind) {
       return "copy-in-loop";
     case Violation::Kind::kUpdateNotInPlace:
       return "update-not-in-place";
+    case Violation::Kind::kFullRewrite:
+      return "full-rewrite";
+    case Violation::Kind::kUndonatedCopy:
+      return "undonated-copy";
     case Violation::Kind::kContradiction:
       return "contradiction";
     case Violation::Kind::kCopyBytes:

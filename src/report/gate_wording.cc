@@ -1,6 +1,7 @@
 // The sentences of a broken gate (declared in report/wording.h): the same
 // text for the CLI's stderr and for Python's AssertionError.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "hloscope/report/enum_names.h"
 #include "hloscope/report/wording.h"
@@ -44,6 +45,24 @@ std::string UpdateLine(const Violation& v) {
   return line;
 }
 
+std::string RewriteLine(const Violation& v) {
+  if (v.update)
+    return fmt::format("{}{} shares its buffer but rewrites all of it ({} × {} per call), inside {}",
+                       UpdateLabel(v.update->site), At(v.update->source), HumanBytes(v.update->bytes_written),
+                       ExecutionsText(v.update->executions, v.update->executions_upper_bound),
+                       v.update->enclosing_loops.empty()
+                           ? std::string("?")
+                           : std::string(v.update->enclosing_loops.front()->name()));
+  return fmt::format("{}{}: {}", v.loop->loop->name(), At(v.loop->source), ScalingText(*v.scaling, *v.loop));
+}
+
+std::string UndonatedLine(const Violation& v) {
+  std::string line = CopyLine(*v.copy);
+  for (const UpdateFinding* u : v.updates)
+    line += fmt::format("\n    {}{} runs on this copy", UpdateLabel(u->site), At(u->source));
+  return line;
+}
+
 std::string CopyList(const Violation& v) {
   std::string out;
   for (const CopyFinding* c : v.copies) out += "\n    " + CopyLine(*c);
@@ -59,7 +78,14 @@ std::string ViolationText(const Violation& v) {
       return CopyLine(*v.copy);
     case Violation::Kind::kUpdateNotInPlace:
       return UpdateLine(v);
+    case Violation::Kind::kFullRewrite:
+      return RewriteLine(v);
+    case Violation::Kind::kUndonatedCopy:
+      return UndonatedLine(v);
     case Violation::Kind::kContradiction:
+      if (!v.update)
+        return fmt::format("{}{}: XLA's buffer assignment contradicts the claim \"{}\"", v.loop->loop->name(),
+                           At(v.loop->source), ScalingText(*v.scaling, *v.loop));
       return fmt::format("{}{}: XLA's buffer assignment contradicts the verdict {}: {}",
                          UpdateLabel(v.update->site), At(v.update->source),
                          UpdateVerdictName(v.update->verdict), ConfirmationText(*v.update));
@@ -91,6 +117,42 @@ std::string ViolationText(const Violation& v) {
     }
   }
   return "";
+}
+
+std::string ViolationLine(const Violation& v) {
+  switch (v.kind) {
+    case Violation::Kind::kCopyInLoop:
+      return fmt::format("copy in a loop: {} at {}", CopySummaryLine(*v.copy), SourceText(v.copy->source));
+    case Violation::Kind::kUndonatedCopy:
+      return fmt::format("copy of an argument that is not donated: {} at {}", CopySummaryLine(*v.copy),
+                         SourceText(v.copy->source));
+    case Violation::Kind::kUpdateNotInPlace:
+      return fmt::format("{} update: {} at {}", UpdateVerdictName(v.update->verdict),
+                         UpdateLabel(v.update->site), SourceText(v.update->source));
+    case Violation::Kind::kFullRewrite:
+      if (v.update)
+        return fmt::format("full-rewrite update: {} at {}", UpdateLabel(v.update->site),
+                           SourceText(v.update->source));
+      return fmt::format("loop rewrites a buffer in full every iteration: {} at {}", v.loop->loop->name(),
+                         SourceText(v.loop->source));
+    case Violation::Kind::kContradiction:
+    case Violation::Kind::kCopyBytes:
+    case Violation::Kind::kCopyCount:
+    case Violation::Kind::kCopiesInLoops:
+    case Violation::Kind::kCopyBytesInLoops:
+    case Violation::Kind::kNothingSelected:
+    case Violation::Kind::kAmbiguousName:
+      break;
+  }
+  std::string text = ViolationText(v);
+  return text.substr(0, text.find('\n'));
+}
+
+std::string GateSetText(const GateSet& gates) {
+  std::vector<std::string_view> names;
+  for (const GateEntry& g : GateCatalog())
+    if (gates.Has(g.gate)) names.push_back(g.name);
+  return names.empty() ? std::string("(none)") : fmt::format("{}", fmt::join(names, ", "));
 }
 
 std::string GateFailureMessage(std::string_view title, const std::vector<Violation>& violations,

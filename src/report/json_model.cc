@@ -99,6 +99,81 @@ Json UpdateRefJson(const UpdateSite& site) {
   return j;
 }
 
+namespace {
+
+// The family's typed facts, structurally (`cause_facts`): what the rule
+// matched on, for consumers that must not parse `cause_detail`. One field
+// set per family (docs/json-format.md); std::visit makes a family without
+// one fail to compile.
+struct CauseFactsJson {
+  const CopyFinding& c;
+  Json operator()(const std::monostate&) const { return Json(nullptr); }
+  Json operator()(const BranchFacts& f) const {
+    return {{"branch", f.branch ? Json(std::string(f.branch->name())) : Json(nullptr)},
+            {"conditional", RefJson(f.conditional)}};
+  }
+  Json operator()(const ConstantFacts& f) const { return {{"constant", RefJson(f.constant)}}; }
+  Json operator()(const ParameterFacts& f) const {
+    Json unordered = Json::array();
+    for (const HloInstruction* r : f.unordered_readers) unordered.push_back(RefJson(r));
+    return {{"parameter", f.parameter_number},
+            {"parameter_index", IndexJson(f.parameter_index)},
+            {"donation", DonationName(f.donation).empty() ? Json(nullptr) : Str(DonationName(f.donation))},
+            {"new_value", PositionJson(f.new_value)},
+            {"writer", RefJson(f.writer.instruction)},
+            {"output", f.output ? IndexJson(*f.output) : Json(nullptr)},
+            {"unordered_readers", std::move(unordered)}};
+  }
+  Json operator()(const SharedCarriesFacts& f) const {
+    Json starts = Json::array();
+    for (const CarryStart& s : f.starts) {
+      Json js = RefJson(s.loop);
+      js["carry"] = s.carry;
+      starts.push_back(std::move(js));
+    }
+    return {{"loop", RefJson(f.loop)},
+            {"carry", f.carry},
+            {"starts", std::move(starts)},
+            {"merged_initial_value", f.merged_initial_value}};
+  }
+  Json operator()(const ReadFacts& f) const {
+    return {{"loop", RefJson(f.loop)}, {"passed_on_by_enclosing_loop", f.passed_on_by_enclosing_loop}};
+  }
+  Json operator()(const CarryFacts& f) const {
+    Json readers = Json::array();
+    for (const HloInstruction* r : f.old_value_readers) readers.push_back(RefJson(r));
+    return {{"carry", f.carry},
+            {"other_carry", Opt(f.other_carry)},
+            {"new_value", PositionJson(f.new_value)},
+            {"old_value_readers", std::move(readers)},
+            {"permute", RefJson(f.permute)}};
+  }
+  Json operator()(const OutputFacts& f) const {
+    Json outputs = Json::array();
+    for (const ShapeIndex& o : f.outputs) outputs.push_back(IndexJson(o));
+    return {{"outputs", std::move(outputs)},
+            {"other_output", f.other_output ? IndexJson(*f.other_output) : Json(nullptr)},
+            {"aliased_parameter", Opt(f.aliased_parameter)}};
+  }
+  Json operator()(const LayoutFacts&) const {
+    auto layout = [](const Shape* s) { return s && s->layout ? Json(s->layout->raw) : Json(nullptr); };
+    return {{"from_layout", layout(c.source_shape)}, {"to_layout", layout(c.shape)}};
+  }
+  Json operator()(const MemorySpaceFacts& f) const { return {{"from", f.from}, {"to", f.to}}; }
+};
+
+}  // namespace
+
+Json CauseFactsToJson(const CopyFinding& c) {
+  Json facts = std::visit(CauseFactsJson{c}, c.cause.payload);
+  if (facts.is_null()) return facts;
+  const RuleEntry* row = EntryOf(c.cause.rule);
+  Json j;
+  j["family"] = Str(row ? CauseFamilyName(row->family) : "none");
+  for (auto& [k, v] : facts.items()) j[k] = v;
+  return j;
+}
+
 Json CopyJson(const CopyFinding& c) {
   Json j = RefJson(c.instruction());
   j["output_index"] = IndexJson(c.copy.index);
@@ -116,6 +191,7 @@ Json CopyJson(const CopyFinding& c) {
   j["bytes_per_unknown_trip_iteration"] = Opt(c.bytes_per_unknown_trip_iteration);
   j["cause"] = Str(CopyCauseName(c.cause.cause));
   j["cause_rule"] = Str(CauseRuleName(c.cause.rule));
+  j["cause_facts"] = CauseFactsToJson(c);
   j["cause_detail"] = CauseDetail(c);
   j["hint"] = NullIfEmpty(CauseHint(c));
   j["copied_from"] = PositionJson(c.copied_from);
@@ -279,6 +355,10 @@ Json ViolationJson(const Violation& v) {
   j["module"] = v.module ? Str(v.module->module->name()) : Json(nullptr);
   j["copy"] = v.copy ? PositionJson(v.copy->copy) : Json(nullptr);
   j["update"] = v.update ? UpdateRefJson(v.update->site) : Json(nullptr);
+  // Added with the gate policy of schema 2.x: the gate broken, and the loop
+  // of a loop's claim (full rewrite, contradicted rewrite).
+  j["gate"] = v.gate ? Str(EntryOf(*v.gate).name) : Json(nullptr);
+  j["loop"] = v.loop ? RefJson(v.loop->loop) : Json(nullptr);
   bool budget = v.kind == Violation::Kind::kCopyBytes || v.kind == Violation::Kind::kCopyCount ||
                 v.kind == Violation::Kind::kCopiesInLoops || v.kind == Violation::Kind::kCopyBytesInLoops;
   j["limit"] = budget ? Json(v.limit) : Json(nullptr);

@@ -30,7 +30,9 @@ struct CarryMarks {
 std::optional<int64_t> CarryOf(const CopyFinding& c, const HloInstruction* loop) {
   for (const CopyFeed& f : c.feeds)
     if (f.kind == CopyFeed::Kind::kLoopState && f.loop == loop && !f.carry.empty()) return f.carry[0];
-  if (c.cause.carry && !c.enclosing_loops.empty() && c.enclosing_loops.front() == loop) return c.cause.carry;
+  if (const CarryFacts* f = c.cause.As<CarryFacts>();
+      f && !c.enclosing_loops.empty() && c.enclosing_loops.front() == loop)
+    return f->carry;
   // A copy of the carry's value as the iteration receives it (a
   // read-after-update copy of the buffer the body updates).
   const HloPosition& from = c.copied_from;

@@ -34,15 +34,15 @@ void CopiesSection(const ModuleCheck& m, const CheckTextOptions& options, std::o
   // and bytes each, below the user's, since their hints cannot be acted on.
   std::map<std::string, Row> library;
   for (const CopyFinding& c : m.copies) {
-    if (c.total_bytes && *c.total_bytes < options.min_copy_bytes_shown) continue;
+    if (c.total_bytes && *c.total_bytes < options.filter.min_bytes) continue;
     // Scalar copies (loop counters, constants that start a loop) cost
     // nothing worth a line each; JSON still lists them.
-    if (c.minor) {
+    if (c.minor && !options.filter.include_minor) {
       ++(c.scalar ? scalars : prefetches);
       scalar_bytes = SatAdd(scalar_bytes, c.total_bytes.value_or(0));
       continue;
     }
-    if (SourceOrigin origin = OriginOf(c.source); origin.library) {
+    if (SourceOrigin origin = OriginOf(c.source); origin.library && !options.filter.include_library) {
       Row& row = library[origin.library_part];
       row.copies.push_back(&c);
       row.total = row.copies.size() == 1 ? c.total_bytes : SatAdd(row.total, c.total_bytes);

@@ -27,33 +27,8 @@ struct Rule {
 // One rule per copy cause, then the update and verdict rules.
 std::vector<Rule> Rules() {
   std::vector<Rule> rules;
-  auto copy = [&](CopyCause cause, std::string short_text, std::string help) {
-    rules.push_back({fmt::format("copy/{}", CopyCauseName(cause)), std::move(short_text), std::move(help)});
-  };
-  copy(CopyCause::kNonDonatedParameter,
-       "An argument that is updated or returned is copied: it is not donated",
-       "Donate the argument (jax.jit(f, donate_argnums=...)) and stop using it after the call.");
-  copy(CopyCause::kConstantUpdated, "A constant is copied because it is updated: constants are read-only",
-       "Build the array inside the function (jnp.zeros under jit) or pass it as a donated argument.");
-  copy(CopyCause::kLoopCarriedLive, "A loop carry is copied every iteration: its old value is still live",
-       "Do not read a carry's old value after computing its new one; carry what you need instead.");
-  copy(CopyCause::kReadAfterUpdate, "An array is copied because it is read after an in-place update",
-       "Read from the updated array, or carry the value you read, so the old contents are not needed.");
-  copy(CopyCause::kOutputDuplicated, "An output is copied because the same array is returned twice",
-       "Return the array once.");
-  copy(CopyCause::kOutputPassthrough, "An argument or constant returned unchanged is copied into the output",
-       "Do not return arguments unchanged, or donate them.");
-  copy(CopyCause::kOutputAliasing, "A result is copied into a donated argument's buffer",
-       "Compute the result into the donated buffer (update it in place) instead of building a new array.");
-  copy(CopyCause::kConditionalBranch, "A branch of lax.cond copies its operand or result",
-       "Update the array in both branches the same way, or move the update out of the conditional.");
-  copy(CopyCause::kSharedValue, "One value starts several loop carries: each carry gets its own copy",
-       "Pass the initial arrays in as donated arguments, so that each carry starts in a buffer of its own.");
-  copy(CopyCause::kLayoutChange, "A physical transpose (layout change)",
-       "Keep one layout across the program.");
-  copy(CopyCause::kMemorySpaceMove, "A copy between memory spaces",
-       "Expected for prefetches and offloading.");
-  copy(CopyCause::kUnknown, "A copy no rule explains", "Run `hloscope explain` on the copy.");
+  for (const CauseEntry& c : CauseCatalog())
+    rules.push_back({fmt::format("copy/{}", c.name), std::string(c.sarif_short), std::string(c.sarif_help)});
   rules.push_back(
       {"update/out-of-place", "An update is not done in place: it writes a whole new array",
        "Make the update's input die at the update (do not read it afterwards) and donate arguments."});

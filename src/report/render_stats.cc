@@ -27,8 +27,8 @@ Json RolesJson(const ModuleStats& m) {
 
 }  // namespace
 
-void RenderStats(const std::vector<ModuleStats>& modules, OutputFormat format, std::ostream& out) {
-  if (format == OutputFormat::kJson) {
+void WriteStatsJson(const std::vector<ModuleStats>& modules, std::ostream& out) {
+  {
     Json doc = JsonEnvelope("stats");
     doc["modules"] = Json::array();
     for (const ModuleStats& m : modules) {
@@ -46,8 +46,10 @@ void RenderStats(const std::vector<ModuleStats>& modules, OutputFormat format, s
       doc["modules"].push_back(std::move(j));
     }
     out << JsonText(doc);
-    return;
   }
+}
+
+void RenderStatsText(const std::vector<ModuleStats>& modules, std::ostream& out) {
   for (size_t i = 0; i < modules.size(); ++i) {
     const ModuleStats& m = modules[i];
     if (i) out << "\n";

@@ -71,7 +71,8 @@ const RunRecord* WorstRecord(const std::vector<RunRecord>& records) {
   return worst;
 }
 
-RunRecord SummarizeRun(const ModuleCheck& check, const std::string& dump, const RunBudget& budget) {
+RunRecord SummarizeRun(const ModuleCheck& check, const std::string& dump, const GateOptions& gates,
+                       const FindingFilter& filter) {
   RunRecord r;
   r.dump = dump;
   r.module = std::string(check.module->name());
@@ -86,25 +87,17 @@ RunRecord SummarizeRun(const ModuleCheck& check, const std::string& dump, const 
     r.copies_per_call = SatAdd(r.copies_per_call, c.executions.value_or(1));
     r.bytes_per_call = SatAdd(r.bytes_per_call, c.total_bytes);
     if (!largest) largest = &c;  // copies come largest first
-    bool in_loop = !c.enclosing_loops.empty();
-    if (in_loop) ++r.copies_in_loops;
+    if (!c.enclosing_loops.empty()) ++r.copies_in_loops;
     if (c.cause.cause == CopyCause::kNonDonatedParameter) ++r.donation_problems;
-    int64_t moved = c.total_bytes.value_or(INT64_MAX);
-    if (in_loop && moved >= budget.min_bytes)
-      r.problems.push_back(fmt::format("copy in a loop: {} at {}", CopySummaryLine(c), SourceText(c.source)));
   }
   const UpdateFinding* first_oop = nullptr;
   for (const UpdateFinding& u : check.updates) {
-    bool bad = u.verdict == UpdateVerdict::kOutOfPlace || u.verdict == UpdateVerdict::kInPlaceOnCopy ||
-               u.full_rewrite;
-    if (!bad) continue;
+    std::optional<Gate> g = GateOf(u, check);
+    if (g != Gate::kNotInPlace && g != Gate::kFullRewrites) continue;
     ++r.out_of_place;
     if (!first_oop) first_oop = &u;
-    int64_t written = SatMul(u.bytes_written.value_or(INT64_MAX), u.executions.value_or(1));
-    if (written >= budget.min_bytes)
-      r.problems.push_back(fmt::format("{} update: {} at {}", UpdateVerdictName(u.verdict),
-                                       UpdateLabel(u.site), SourceText(u.source)));
   }
+  for (const Violation& v : EvaluateGates({&check}, gates, filter)) r.problems.push_back(ViolationLine(v));
   for (const LoopFinding& l : check.loops) r.growing_loops += l.scales_with_buffer ? 1 : 0;
   const std::optional<SourceLocation>* where = largest     ? &largest->source
                                                : first_oop ? &first_oop->source
@@ -115,7 +108,7 @@ RunRecord SummarizeRun(const ModuleCheck& check, const std::string& dump, const 
   }
   if (!r.problems.empty() || r.array_copies > 0) {
     std::ostringstream text;
-    RenderCheckText({&check}, {}, text);
+    RenderCheckText({&check}, {filter}, text);
     r.report = text.str();
   }
   return r;
@@ -126,6 +119,14 @@ std::string RunWarning(const RunRecord& r) {
                      r.where.empty() ? "" : " at " + Shown(r.where), Shown(r.signature),
                      Shown(r.problems.front()),
                      r.problems.size() > 1 ? fmt::format(" (+{} more)", r.problems.size() - 1) : "");
+}
+
+std::string RunFailureText(int broken, const GateOptions& gates, const FindingFilter& filter) {
+  return fmt::format("hloscope run: failed: {} compilation{} broke the gates {}{} (--fail)", broken,
+                     broken == 1 ? "" : "s", GateSetText(gates.gates),
+                     filter.min_bytes > 0 ? fmt::format(", counting findings of at least {} per call",
+                                                        HumanBytes(filter.min_bytes))
+                                          : "");
 }
 
 void RenderRunSummary(const std::vector<RunRecord>& records, const RunSummaryOptions& options,

@@ -386,7 +386,8 @@ TEST(CheckRulesTest, BufferDonorOnlyIsDonatedButStillReadOnly) {
   const CopyFinding* cp = FindCopy(c, "cp");
   ASSERT_NE(cp, nullptr);
   EXPECT_EQ(cp->cause.cause, CopyCause::kNonDonatedParameter);
-  EXPECT_EQ(cp->cause.donation, DonationKind::kBufferDonor);
+  ASSERT_NE(cp->cause.As<ParameterFacts>(), nullptr);
+  EXPECT_EQ(cp->cause.As<ParameterFacts>()->donation, DonationKind::kBufferDonor);
   EXPECT_NE(CauseDetail(*cp).find("buffer_donor only"), std::string::npos) << CauseDetail(*cp);
   EXPECT_EQ(DonationOf(*m, 0, {}), DonationKind::kBufferDonor);
   EXPECT_EQ(DonationOf(*m, 1, {}), DonationKind::kNotDonated);

@@ -41,9 +41,11 @@ TEST(ProgramCausesTest, DonatedWeightReadByAnUnorderedBackwardPass) {
   ASSERT_TRUE(c);
   EXPECT_EQ(c->cause.rule, CauseRule::kDonatedParameterRewritten);
   EXPECT_EQ(c->cause.cause, CopyCause::kReadAfterUpdate);
-  EXPECT_EQ(Name(c->cause.writer.instruction), "new");
-  ASSERT_EQ(c->cause.old_value_readers.size(), 1u);
-  EXPECT_EQ(Name(c->cause.old_value_readers[0]), "back");  // %g feeds %new: ordered, not a culprit
+  const ParameterFacts* f = c->cause.As<ParameterFacts>();
+  ASSERT_TRUE(f);
+  EXPECT_EQ(Name(f->writer.instruction), "new");
+  ASSERT_EQ(f->unordered_readers.size(), 1u);
+  EXPECT_EQ(Name(f->unordered_readers[0]), "back");  // %g feeds %new: ordered, not a culprit
   ASSERT_FALSE(c->cause.readers.empty());
   EXPECT_EQ(Name(c->cause.readers[0].instruction), "back");
   EXPECT_EQ(CauseDetail(*c),
@@ -96,7 +98,12 @@ TEST(ProgramCausesTest, OneValueStartsSeveralCarries) {
   ASSERT_TRUE(c);
   EXPECT_EQ(c->cause.rule, CauseRule::kSharedByCarries);
   EXPECT_EQ(c->cause.cause, CopyCause::kSharedValue);
-  EXPECT_EQ(c->cause.shared_carries, (std::vector<int64_t>{1, 2}));
+  const SharedCarriesFacts* f = c->cause.As<SharedCarriesFacts>();
+  ASSERT_TRUE(f);
+  ASSERT_EQ(f->starts.size(), 2u);
+  EXPECT_EQ(f->starts[0].carry, 1);
+  EXPECT_EQ(f->starts[1].carry, 2);
+  EXPECT_TRUE(f->merged_initial_value);
   EXPECT_EQ(
       CauseDetail(*c),
       "z starts carries 1, 2 of w: each carry needs a buffer of its own (XLA merges identical initial "

@@ -51,7 +51,8 @@ def test_the_summary_names_the_copying_function_first(hloscope_bin, tmp_path):
 def test_fail_exits_1_on_the_copy_and_0_on_the_fixed_program(hloscope_bin, tmp_path):
     slow = run(hloscope_bin, tmp_path, opts=("--fail", "--min-bytes", "1048576"))
     assert slow.returncode == 1, slow.stderr
-    assert "hloscope run: failed: 1 compilation moved at least 1.0 MiB per call" in slow.stderr
+    assert ("hloscope run: failed: 1 compilation broke the gates copies-in-loops, not-in-place, full-rewrites, "
+            "counting findings of at least 1.0 MiB per call (--fail)") in slow.stderr
     fixed = run(hloscope_bin, tmp_path, "--fixed", opts=("--fail", "--min-bytes", "1048576"))
     assert fixed.returncode == 0, fixed.stderr
     assert "replay_rollout_fixed" in fixed.stderr

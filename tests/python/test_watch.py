@@ -31,7 +31,7 @@ def test_raise_on_copies_in_loops_raises_at_the_first_call():
         with hloscope.watch(raise_on="copies_in_loops", min_bytes=1 << 20):
             slow(*args(2048))
     message = str(e.value)
-    assert message.startswith("hloscope.watch: jit_replay_rollout broke the budget")
+    assert message.startswith("hloscope.watch: jit_replay_rollout broke the gates copies-in-loops")
     assert "fixture_programs/run_demo.py:30" in message
     assert "25.0 MiB per call" in message
     assert "cause: read-after-update" in message  # the full report follows
@@ -59,7 +59,8 @@ def test_a_plain_call_warns_and_summarizes(capsys):
     finally:
         w.stop()
     err = capsys.readouterr().err
-    assert "hloscope: warning: jit_replay_rollout: copy in a loop: copy.7 f32[512,64]{1,0}" in err
+    # The default gates' first violation: the update that runs on the copy.
+    assert "hloscope: warning: jit_replay_rollout: in-place-on-copy update: dynamic-update-slice" in err
     assert [r.modules[0].name for _, r in w.reports].count("jit_replay_rollout") == 1
     assert w.summary().startswith("hloscope.watch: ")
     assert not os.path.exists(w._dir)  # the private dumps are gone

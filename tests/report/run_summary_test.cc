@@ -1,7 +1,7 @@
 // The `hloscope run` summary from real compilations: the ring buffer that
 // copies every step is the first row with its line and bytes, the fixed
-// one breaks no budget, functions with nothing to report share one line,
-// and the budget's threshold decides what --warn and --fail count.
+// one breaks no gate, functions with nothing to report share one line,
+// and the filter's threshold decides what --warn and --fail count.
 #include "hloscope/report/run_summary.h"
 
 #include <gtest/gtest.h>
@@ -25,9 +25,11 @@ RunRecord Summarize(const std::string& dir, int64_t min_bytes) {
   r.path = path;
   auto s = Session::Open(r);
   EXPECT_TRUE(s.ok()) << path;
-  RunBudget budget;
-  budget.min_bytes = min_bytes;
-  return SummarizeRun((*s)->Analysis(0).check, fs::path(path).filename().string(), budget);
+  GateOptions gates;
+  gates.gates = DefaultGates();
+  FindingFilter filter;
+  filter.min_bytes = min_bytes;
+  return SummarizeRun((*s)->Analysis(0).check, fs::path(path).filename().string(), gates, filter);
 }
 
 TEST(RunSummary, TheCopyingRingBufferBreaksTheBudgetOnItsLine) {

@@ -14,8 +14,10 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <variant>
 #include <vector>
 
+#include "hloscope/analysis/cause_catalog.h"
 #include "hloscope/analysis/dataflow.h"
 #include "hloscope/analysis/donation.h"
 #include "hloscope/analysis/execution_counts.h"
@@ -36,54 +38,8 @@ enum class CopyKind : uint8_t {
 
 enum class CopyClass : uint8_t { kProtective, kLayoutChange, kMemorySpaceMove };
 
-// Why a copy exists. The documented set (docs/analysis.md); a copy whose
-// cause no rule explains is kUnknown — never a wrong confident cause.
-enum class CopyCause : uint8_t {
-  kNonDonatedParameter,  // an entry argument is updated or returned, not donated
-  kConstantUpdated,      // a constant is updated (or returned): constants are read-only
-  kLoopCarriedLive,      // a loop-carried value's old version is still live
-  kReadAfterUpdate,      // a value is still read after an in-place update of it
-  kOutputDuplicated,     // the same value appears twice in the entry output
-  kOutputPassthrough,    // an entry output passes a parameter/constant through
-  kOutputAliasing,       // a result is copied into a donated argument's buffer
-  kConditionalBranch,    // a conditional branch protects its input or fills its output
-  kSharedValue,          // one value starts several loop carries: each needs its own buffer
-  kLayoutChange,         // physical transpose (layout assignment)
-  kMemorySpaceMove,      // between memory spaces (S(n)), prefetch/offload
-  kUnknown,
-};
-
-// The rule of the cause table (analysis/copy_causes.h) that explained a
-// copy; finer than the cause, so the wording can say exactly what happened.
-// docs/analysis.md lists the rules in the order they are tried.
-enum class CauseRule : uint8_t {
-  kLayoutChange,
-  kMemorySpaceMove,
-  kBranchUpdatesOperand,  // a branch updates the array the conditional hands it
-  kBranchPassthrough,     // a branch passes its input through to the output buffer
-  kBranchResult,          // a branch's result is copied into the output buffer
-  kConstantUpdated,       // a constant is updated / becomes overwritten loop state
-  kConstantReturned,      // a constant reaches the output
-  kNonDonatedParameter,   // an entry argument without input_output_alias
-  kDonatedParameterRead,  // a donated argument is still read after its update
-  // A donated argument's buffer receives its new value (the output aliased
-  // with it) while a reader of the old value is not ordered before the
-  // writer by data dependence: XLA keeps the old value in a copy.
-  kDonatedParameterRewritten,
-  kSharedByCarries,     // the value starts several carries of one loop
-  kReadAfterUpdate,     // a value is still read after an in-place update of it
-  kReadAfterLoopInit,   // a value becomes a loop's state but is read afterwards
-  kCarriesSwapped,      // two loop carries trade places
-  kCarryPassedOnLive,   // a carry is passed on while its old value is live
-  kCarryRebuilt,        // a carry's new value is built in a temporary and copied back
-  kCarryPermuted,       // a carry's new value is received by a collective-permute
-  kCarryOldValueRead,   // a carry's old value is read after its new one exists
-  kOutputDuplicated,    // the copy reaches several output indices
-  kOutputAlsoReturned,  // the copied value is itself returned at another index
-  kOutputAliasing,      // the copy fills an output aliased to a donated argument
-  kOutputPassthrough,   // a parameter passes through to an output
-  kNone,                // no rule fits: cause kUnknown
-};
+// Why a copy exists (CopyCause) and the rule that said so (CauseRule):
+// analysis/cause_catalog.h, one row per rule in cause_catalog.def.
 
 // An instruction with the user's source line it comes from (for sentences
 // such as "while wrapped_dynamic-slice (train.py:40) still reads ...").
@@ -124,44 +80,111 @@ struct CopyFeed {
   }
 };
 
-// The facts behind a copy's cause: which rule matched and what it matched
-// on. Fields a rule does not use stay empty (each rule's fields are listed
-// with it in analysis/copy_causes.cc).
+// The facts behind a copy's cause: one payload type per rule family
+// (CauseFamily, analysis/cause_catalog.h), holding what that family's rules
+// matched on. The JSON writes them structurally (`cause_facts`), so no
+// consumer needs the prose.
+
+// kBranch: the copy is inside a branch of a conditional.
+struct BranchFacts {
+  const HloComputation* branch = nullptr;
+  const HloInstruction* conditional = nullptr;  // nullptr: the branch has no caller
+};
+
+// kConstant: the copied value is a constant.
+struct ConstantFacts {
+  const HloInstruction* constant = nullptr;
+};
+
+// kParameter: the copied value is an entry parameter (element).
+struct ParameterFacts {
+  int64_t parameter_number = 0;
+  ShapeIndex parameter_index;
+  DonationKind donation = DonationKind::kNotDonated;
+  // kDonatedParameterRewritten: the new value written into the donated
+  // buffer, the instruction that makes it, the output it is, and the
+  // readers of the old value it does not depend on (unordered with it).
+  HloPosition new_value;
+  InstructionAt writer;
+  std::optional<ShapeIndex> output;
+  std::vector<const HloInstruction*> unordered_readers;
+};
+
+// kShared: the value starts several carries (of one loop, or of several).
+struct CarryStart {
+  const HloInstruction* loop = nullptr;
+  int64_t carry = 0;
+  bool operator==(const CarryStart&) const = default;
+};
+struct SharedCarriesFacts {
+  const HloInstruction* loop = nullptr;  // the loop whose carry this copy starts
+  int64_t carry = 0;
+  std::vector<CarryStart> starts;  // every carry the value starts
+  // The value is one XLA may have merged from identical ones (a broadcast,
+  // constant or iota: jnp.zeros).
+  bool merged_initial_value = false;
+};
+
+// kRead: the readers are the common `readers`; for kReadAfterLoopInit, the
+// loop the copy becomes the state of, and whether the read is the enclosing
+// loop's body passing the original on.
+struct ReadFacts {
+  const HloInstruction* loop = nullptr;
+  bool passed_on_by_enclosing_loop = false;
+};
+
+// kCarry, kOldValue: the carry written and, when they trade places, the one
+// read; the new value (kCarryOldValueRead) and the readers of the old one;
+// the collective-permute that received the new value (kCarryPermuted).
+struct CarryFacts {
+  int64_t carry = 0;
+  std::optional<int64_t> other_carry;
+  HloPosition new_value;
+  std::vector<const HloInstruction*> old_value_readers;
+  const HloInstruction* permute = nullptr;
+};
+
+// kOutput: the entry output indices the copy reaches; the other index the
+// copied value is returned at (kOutputAlsoReturned); the donated parameter
+// whose buffer holds the output (kOutputAliasing).
+struct OutputFacts {
+  std::vector<ShapeIndex> outputs;
+  std::optional<ShapeIndex> other_output;
+  std::optional<int64_t> aliased_parameter;
+};
+
+// kLayout: the layouts are the copy's shapes'.
+struct LayoutFacts {};
+
+// kMemorySpace: S(n) of the source and the destination.
+struct MemorySpaceFacts {
+  int64_t from = 0;
+  int64_t to = 0;
+};
+
+using CausePayload =
+    std::variant<std::monostate, BranchFacts, ConstantFacts, ParameterFacts, SharedCarriesFacts, ReadFacts,
+                 CarryFacts, OutputFacts, LayoutFacts, MemorySpaceFacts>;
+
 struct CauseFacts {
   CopyCause cause = CopyCause::kUnknown;
   CauseRule rule = CauseRule::kNone;
   // Readers of the old contents besides the chain of copies (the reads that
-  // force a read-after-update copy), in use order.
+  // force a read-after-update copy), in use order; for
+  // kDonatedParameterRewritten the unordered ones first. Empty for layout
+  // changes (no dataflow evidence is gathered for them).
   std::vector<InstructionAt> readers;
   // What the copy feeds first; nullopt: it is only returned.
   std::optional<CopyFeed> feed;
-  // Branch rules: the branch computation and its conditional.
-  const HloComputation* branch = nullptr;
-  const HloInstruction* conditional = nullptr;
-  // kReadAfterLoopInit: the loop the copy becomes the state of.
-  const HloInstruction* loop = nullptr;
-  // Loop-carried rules: the carry written (`carry`), the one read (`other_carry`).
-  std::optional<int64_t> carry;
-  std::optional<int64_t> other_carry;
-  // kSharedByCarries: every carry the value starts (loop and index).
-  std::vector<const HloInstruction*> shared_loops;
-  std::vector<int64_t> shared_carries;
-  // kCarryOldValueRead: the new value and the readers of the old one.
-  // kDonatedParameterRewritten: the new value written into the donated
-  // buffer; `readers` then starts with those the new value does not depend on.
-  HloPosition new_value;
-  InstructionAt writer;  // kDonatedParameterRewritten: the instruction that makes the new value
-  std::vector<const HloInstruction*> old_value_readers;
-  // Output rules: the entry output indices the copy reaches; the other index
-  // the copied value is returned at (kOutputAlsoReturned); the donated
-  // parameter whose buffer holds the output (kOutputAliasing).
-  std::vector<ShapeIndex> outputs;
-  ShapeIndex other_output;
-  int64_t aliased_parameter = -1;
-  // Parameter rules: how the argument is donated.
-  DonationKind donation = DonationKind::kNotDonated;
   // The copy runs inside a loop (for "every iteration").
   bool in_loop = false;
+  // The family's facts (monostate: no rule matched).
+  CausePayload payload;
+
+  template <typename T>
+  const T* As() const {
+    return std::get_if<T>(&payload);
+  }
 };
 
 // The largest constant prefetch still summarised with scalar copies: two
@@ -255,6 +278,8 @@ struct UpdateFinding {
   std::optional<int64_t> bytes_written;  // per execution
   std::optional<int64_t> executions;
   bool executions_upper_bound = false;
+  // The loops it runs in, innermost first (the owner's computation's).
+  std::vector<const HloInstruction*> enclosing_loops;
   Confirmation confirmation;
   std::optional<SourceLocation> source;
 

@@ -1,68 +1,145 @@
-// The gates users put in CI: one policy, used by the CLI's --fail-on-* and
-// --max-* flags and by Python's assert_inplace / assert_budget, so a file
-// gets the same verdict through both.
+// The gate policy: what breaks a budget, decided once for every door —
+// `check --fail/--fail-on/--max-*`, `hloscope run --fail/--warn/--raise`,
+// Python's watch(raise_on=...), assert_inplace/assert_budget, and the
+// regression gate of `diff`. Each finding is classified into at most one
+// gate (the classification below); a gate set (a named preset, or gates by
+// name) says which gates fail; the finding filter (finding_filter.h) says
+// which findings count. The same module gives the same verdict through every
+// door (tests/python/test_gates_agree.py runs every fixture through all of
+// them); docs/analysis.md "Gates" is generated from the tables here.
 //
-// What counts:
-// * Scalar copies (rank 0: the loop counter XLA copies in every loop, the
-//   constants a loop starts from) are not counted unless
-//   count_scalar_copies; they never make a program slow.
-// * An update is in place when its verdict is in-place or not-materialized
-//   and XLA's buffer assignment does not contradict it. in-place-on-copy,
-//   out-of-place and contradicted in-place verdicts are not.
-// * A copy whose executions (or bytes) are unknown breaks every byte budget.
-// * Findings made inside library code (analysis/source_origin.h: JAX's
-//   private jitted helpers such as jit(_threefry_split), or frames under
-//   site-packages) are not counted unless count_library: their hints cannot
-//   be acted on. Updates picked by name or line are counted wherever they are.
-// * Copies moving fewer than min_bytes per call are not counted (a copy
-//   whose total is unknown always is).
+// The classification (per finding, first that applies):
+// * copies-in-loops: an array copy that runs inside a loop — a cost every
+//   iteration;
+// * not-in-place: an update that is out of place, that XLA's buffer
+//   assignment contradicts, or that runs on a copy made for any reason but
+//   the one below;
+// * full-rewrites: an update that shares its buffer but rewrites all of it,
+//   inside a loop, or a loop carry a loop rewrites in full every iteration
+//   where the loop otherwise works on it at run-time positions ("grows with
+//   buffer size");
+// * undonated: a copy, outside any loop, of an argument that is not donated
+//   (once per call), and the updates that run on it — advice with a hint,
+//   failing only when asked for (`--fail-on undonated`, preset `strict`);
+// * contradictions: a verdict XLA's buffer assignment contradicts (the
+//   tool's error, not the program's; an in-place verdict it contradicts is
+//   also not-in-place).
+// The default preset fails on the costs that recur every iteration:
+// copies-in-loops, not-in-place and full-rewrites.
 #ifndef HLOSCOPE_ANALYSIS_POLICY_H_
 #define HLOSCOPE_ANALYSIS_POLICY_H_
 
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "hloscope/analysis/finding_filter.h"
 #include "hloscope/analysis/findings.h"
 #include "hloscope/analysis/line_spec.h"
 
 namespace hloscope {
 
-struct GateOptions {
-  bool fail_on_copies_in_loops = false;
-  bool fail_on_out_of_place = false;               // every update not in place (see above)
-  bool fail_on_contradiction = false;              // any verdict the buffer assignment contradicts
+enum class Gate : uint8_t {
+  kCopiesInLoops,
+  kNotInPlace,
+  kFullRewrites,
+  kUndonated,
+  kContradictions,
+  // `diff` only: B against A.
+  kNewCopies,              // an array copy only in B, or more of one
+  kNewNotInPlace,          // an update not in place in B that was in place in A
+  kMoreBytesPerIteration,  // a loop copies or rewrites more per iteration in B
+};
+
+// A set of gates.
+class GateSet {
+ public:
+  constexpr GateSet() = default;
+  constexpr GateSet(std::initializer_list<Gate> gates) {
+    for (Gate g : gates) Add(g);
+  }
+  constexpr void Add(Gate g) { bits_ |= Bit(g); }
+  constexpr void Add(GateSet s) { bits_ |= s.bits_; }
+  constexpr bool Has(Gate g) const { return bits_ & Bit(g); }
+  constexpr bool empty() const { return bits_ == 0; }
+  constexpr bool operator==(const GateSet&) const = default;
+
+ private:
+  static constexpr uint32_t Bit(Gate g) { return 1u << static_cast<unsigned>(g); }
+  uint32_t bits_ = 0;
+};
+
+struct GateEntry {
+  Gate gate;
+  std::string_view name;  // "copies-in-loops": --fail-on NAME, raise_on=NAME
+  std::string_view help;  // one line: what fails
+  bool diff_only;         // compares two compilations
+};
+std::span<const GateEntry> GateCatalog();
+const GateEntry& EntryOf(Gate gate);
+
+struct GatePreset {
+  std::string_view name;  // "default", "strict"
+  std::string_view help;
+  GateSet gates;
+};
+std::span<const GatePreset> GatePresets();
+// The preset `--fail`, `run --fail`, watch(raise_on="default") and
+// assert_inplace use.
+GateSet DefaultGates();
+// A gate or preset by name; names may use '_' for '-' (Python's spelling);
+// nullopt for an unknown name.
+std::optional<GateSet> GatesNamed(std::string_view name);
+
+// Budgets: limits on the copies that count (per module).
+struct Budgets {
   std::optional<int64_t> max_copy_bytes;           // per call, all copies
   std::optional<int64_t> max_copies;               // number of copies
   std::optional<int64_t> max_copies_in_loops;      // number of copies inside loops
   std::optional<int64_t> max_copy_bytes_in_loops;  // per call, copies inside loops
-  bool count_scalar_copies = false;
-  bool count_library = false;  // --include-library
-  int64_t min_bytes = 0;       // --min-bytes: per call
-  // Restrict the update, copies-in-loops and contradiction gates to these
-  // updates, by instruction or fusion name (`name`, `%name`,
-  // `computation/name`, resolved through the module's name index; a name
-  // that matches several instructions is a violation) and/or by source
-  // line; a copy in a loop is then checked only when it feeds a selected
-  // update or comes from a selected line. Selecting nothing is a violation.
+  bool any() const { return max_copy_bytes || max_copies || max_copies_in_loops || max_copy_bytes_in_loops; }
+};
+
+// What fails: gates by name or preset, budgets, and a selection. Which
+// findings count is the command's FindingFilter, given alongside.
+struct GateOptions {
+  GateSet gates;
+  Budgets budgets;
+  // Restrict the finding gates to these updates, by instruction or fusion
+  // name (`name`, `%name`, `computation/name`, resolved through the
+  // module's name index; a name that matches several instructions is a
+  // violation) and/or by source line; a copy is then checked only when it
+  // feeds a selected update or comes from a selected line. Selecting
+  // nothing is a violation. Selected updates count wherever they are
+  // (library code included).
   std::vector<std::string> update_names;
   std::vector<LineSpec> lines;
 
-  bool any() const;
+  bool any() const { return !gates.empty() || budgets.any(); }
   bool selective() const { return !update_names.empty() || !lines.empty(); }
 };
 
-// True when `copy` counts for gates and budgets.
-bool CountsForGates(const CopyFinding& copy, const GateOptions& options);
-// In place by the rule above.
+// The gate a finding belongs to (nullopt: none — a copy outside loops that
+// is not an undonated argument's, an update in place). `module` finds the
+// copy an update runs on.
+std::optional<Gate> GateOf(const CopyFinding& copy);
+std::optional<Gate> GateOf(const UpdateFinding& update, const ModuleCheck& module);
+std::optional<Gate> GateOf(const LoopScaling& scaling);
+// In place: verdict in-place or not-materialized, and XLA's buffer
+// assignment does not contradict it.
 bool IsInPlace(const UpdateFinding& update);
 
 struct Violation {
   enum class Kind : uint8_t {
-    kCopyInLoop,        // copy: a counted copy inside a loop
-    kUpdateNotInPlace,  // update (+ its copy, when it runs on one)
-    kContradiction,     // update: XLA's buffer assignment contradicts the verdict
+    kCopyInLoop,        // copy (copies-in-loops)
+    kUpdateNotInPlace,  // update (+ its copy, when it runs on one) (not-in-place)
+    kFullRewrite,       // update, or loop + scaling (full-rewrites)
+    kUndonatedCopy,     // copy (+ the updates running on it) (undonated)
+    kContradiction,     // update or loop + scaling: XLA's buffer assignment contradicts the verdict
     kCopyBytes,         // copies over max_copy_bytes
     kCopyCount,         // copies over max_copies
     kCopiesInLoops,     // copies in loops over max_copies_in_loops
@@ -71,10 +148,14 @@ struct Violation {
     kAmbiguousName,     // a name in update_names matches several instructions
   };
   Kind kind = Kind::kCopyInLoop;
+  std::optional<Gate> gate;             // the finding gates' kinds
   const ModuleCheck* module = nullptr;  // nullptr for kNothingSelected
   const CopyFinding* copy = nullptr;
   const UpdateFinding* update = nullptr;
-  std::vector<const CopyFinding*> copies;  // the copies a budget counted
+  const LoopFinding* loop = nullptr;
+  const LoopScaling* scaling = nullptr;
+  std::vector<const CopyFinding*> copies;     // the copies a budget counted
+  std::vector<const UpdateFinding*> updates;  // kUndonatedCopy: the updates on the copy
   int64_t limit = 0;
   int64_t amount = 0;           // bytes or count found (known part)
   bool amount_unknown = false;  // some copy's bytes per call are unknown
@@ -86,10 +167,11 @@ struct Violation {
 };
 
 // The violations of every module (budgets are per module), in a stable
-// order: per module updates, copies in loops, contradictions, budgets;
-// then kNothingSelected if a selection matched no update in any module.
+// order: per module not-in-place updates, copies in loops, full rewrites,
+// undonated copies, contradictions, budgets; then kNothingSelected if a
+// selection matched no update in any module.
 std::vector<Violation> EvaluateGates(const std::vector<const ModuleCheck*>& modules,
-                                     const GateOptions& options);
+                                     const GateOptions& options, const FindingFilter& filter);
 
 }  // namespace hloscope
 

@@ -13,6 +13,9 @@ namespace hloscope {
 // `out` and messages to `err`. Returns the exit code (app/commands.h).
 int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
+// docs/cli.md: every command and flag, from the tables the CLI is built from.
+std::string CliReference();
+
 }  // namespace hloscope
 
 #endif  // HLOSCOPE_APP_CLI_H_

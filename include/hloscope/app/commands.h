@@ -7,10 +7,12 @@
 #ifndef HLOSCOPE_APP_COMMANDS_H_
 #define HLOSCOPE_APP_COMMANDS_H_
 
+#include <functional>
 #include <ostream>
 #include <string>
 #include <vector>
 
+#include "hloscope/analysis/finding_filter.h"
 #include "hloscope/analysis/policy.h"
 #include "hloscope/analysis/where_query.h"
 #include "hloscope/app/session.h"
@@ -28,12 +30,13 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitFindings = 1;
 inline constexpr int kExitError = 2;
 
-// Every module's check findings, restricted to a named scope. Without a
-// scope they are the session's own, not copies (a copy per module doubled
-// the memory of an input of many small modules).
+// Every module's check findings, restricted to the filter's named scope.
+// Without a scope they are the session's own, not copies (a copy per module
+// doubled the memory of an input of many small modules).
 class ScopedChecks {
  public:
   ScopedChecks(Session& session, const std::string& scope);
+  ScopedChecks(Session& session, const FindingFilter& filter) : ScopedChecks(session, filter.scope) {}
   const std::vector<const ModuleCheck*>& modules() const { return modules_; }
 
  private:
@@ -41,15 +44,23 @@ class ScopedChecks {
   std::vector<const ModuleCheck*> modules_;
 };
 
+// Every request has the same two option structs where it applies: the
+// FindingFilter (which findings count: --include-minor, --include-library,
+// --min-bytes, --scope) and the GateOptions (what fails: --fail, --fail-on,
+// --max-*, --update, --line), set by the same flags (app/flags.h) and the
+// same Python keywords.
+
 struct CheckRequest {
   OutputFormat format = OutputFormat::kText;
-  CheckTextOptions text;
-  std::string scope;
+  FindingFilter filter;
   GateOptions gates;
   // JSON only: each module's kernels too (`--kernels`), so that a baseline
   // for `diff` compares them.
   bool kernels = false;
   SarifOptions sarif;  // --format sarif
+  // --format html: the `report` page.
+  HtmlReportOptions html;
+  std::vector<std::string> source_roots;
 };
 
 // Every module's kernels, selected by the same scope (builds the source
@@ -67,13 +78,17 @@ int RunCheckFolderCommand(const std::string& folder, const SessionRequest& base,
 // broken gates (returns 1 for them). `titles`: text only, a line above
 // each module's check (a dump folder's file and signature).
 using CheckModuleTitles = std::vector<std::string>;
-int WriteCheckOutput(const std::vector<const ModuleCheck*>& modules,
-                     const std::vector<FusionSelection>& kernels, const CheckRequest& request,
-                     const CheckModuleTitles* titles, std::ostream& out, std::ostream& err);
+// `kernels`: the modules' kernels, asked for only when the JSON carries them
+// (--kernels); `html`: the report page (--format html).
+using KernelsFn = std::function<std::vector<FusionSelection>()>;
+int WriteCheckOutput(const std::vector<const ModuleCheck*>& modules, const KernelsFn& kernels,
+                     const CheckRequest& request, const CheckModuleTitles* titles, std::ostream& out,
+                     std::ostream& err, const std::function<void(std::ostream&)>& html,
+                     std::string_view text_preface = "");
 
 struct FusionsRequest {
   OutputFormat format = OutputFormat::kText;
-  std::string scope;
+  FindingFilter filter;  // its scope
 };
 int RunFusionsCommand(Session& session, const FusionsRequest& request, std::ostream& out);
 
@@ -86,22 +101,26 @@ int RunWhereCommand(Session& session, const WhereRequest& request, std::ostream&
 
 struct AnnotateRequest {
   OutputFormat format = OutputFormat::kText;
-  std::string file;  // only files matching this (SourceFileMatches)
+  FindingFilter filter;  // its scope
+  std::string file;      // only files matching this (SourceFileMatches)
   std::vector<std::string> source_roots;
-  AnnotateOptions text;  // scope, context, whole files
+  AnnotateOptions text;  // context, whole files
 };
 int RunAnnotateCommand(Session& session, const AnnotateRequest& request, std::ostream& out);
 
 struct ReportRequest {
-  HtmlReportOptions html;  // html.scope filters the findings
+  FindingFilter filter;  // its scope
+  HtmlReportOptions html;
   std::vector<std::string> source_roots;
   std::string output_path = "-";  // "-": `out`
 };
 // `hloscope report`: the HTML page (render_html.h), written to
 // output_path; a file that cannot be written is an error (exit 2).
 int RunReportCommand(Session& session, const ReportRequest& request, std::ostream& out, std::ostream& err);
-// The page as a string (the Python package's Report.save_html).
+// The page as a string (the Python package's Report.save_html); of several
+// sessions (a dump folder), one page with every module.
 std::string ReportHtml(Session& session, const ReportRequest& request);
+std::string ReportHtml(const std::vector<Session*>& sessions, const ReportRequest& request);
 
 struct RunRequest {
   std::vector<std::string> command;  // the program and its arguments
@@ -116,7 +135,10 @@ struct RunRequest {
   // --raise: the program's Python waits after each compile for hloscope's
   // verdict and raises BudgetError in the compiling call (app/run_bootstrap.h).
   bool raise = false;
-  RunBudget budget;
+  // What --warn, --fail and --raise count (the default preset unless
+  // --fail-on names gates), and which findings count.
+  GateOptions gates;
+  FindingFilter filter;
   int worst_reports = 2;
 };
 // `hloscope run`: runs the program with XLA dumping into a folder, checks
@@ -135,8 +157,8 @@ int RunExplainCommand(Session& session, const ExplainRequest& request, std::ostr
 struct DiffRequest {
   std::string a, b;  // each a file of optimized HLO, a `check --format json` baseline, or a dump folder
   OutputFormat format = OutputFormat::kText;
-  DiffGates gates;
-  DiffOptions diff;
+  GateOptions gates;
+  FindingFilter filter;
   bool kernels = true;  // compare kernels too (builds each module's source index)
   bool use_buffer_assignment = true;
   bool allow_unoptimized = false;  // HLO inputs: read HLO before optimization too
@@ -152,6 +174,11 @@ int RunDiffCommand(const DiffRequest& request, std::ostream& out, std::ostream& 
 int RunStatsCommand(Session& session, OutputFormat format, std::ostream& out);
 // `hloscope scopes`: every module's named scopes with instruction counts.
 int RunScopesCommand(Session& session, OutputFormat format, std::ostream& out);
+// `hloscope rules`: the catalog of causes and rules, and the gates.
+int RunRulesCommand(OutputFormat format, std::ostream& out);
+// `hloscope reference`: `cli` (the command-line reference, markdown) and
+// the catalog (JSON), what tools/gen_catalog_docs.py writes the docs from.
+int RunReferenceCommand(OutputFormat format, const std::string& cli_markdown, std::ostream& out);
 // A --scope no instruction of the session lies in: prints which scopes are
 // closest to `err` and returns false (the command exits 2).
 bool CheckScopeExists(Session& session, const std::string& scope, std::ostream& err);

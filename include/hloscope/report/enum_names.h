@@ -11,8 +11,7 @@
 
 namespace hloscope {
 
-std::string_view CopyCauseName(CopyCause cause);
-std::string_view CauseRuleName(CauseRule rule);
+// CopyCauseName and CauseRuleName: analysis/cause_catalog.h (the catalog's rows).
 std::string_view CopyClassName(CopyClass c);
 std::string_view CopyKindName(CopyKind kind);
 std::string_view UpdateVerdictName(UpdateVerdict v);

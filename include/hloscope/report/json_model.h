@@ -50,6 +50,9 @@ Json PositionJson(const HloPosition& pos);
 Json UpdateRefJson(const UpdateSite& site);
 
 Json CopyJson(const CopyFinding& copy);
+// {"family", ...the family's facts}: the typed facts of a copy's cause
+// rule; null when no rule matched.
+Json CauseFactsToJson(const CopyFinding& copy);
 Json UpdateJson(const UpdateFinding& update);
 Json LoopJson(const LoopFinding& loop);
 Json ParameterJson(const ParameterFinding& parameter);

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "hloscope/analysis/finding_filter.h"
 #include "hloscope/analysis/findings.h"
 #include "hloscope/analysis/fusion_summary.h"
 #include "hloscope/analysis/policy.h"
@@ -16,8 +17,10 @@
 namespace hloscope {
 
 struct CheckTextOptions {
-  // Show copies smaller than this many bytes per call only in the count.
-  int64_t min_copy_bytes_shown = 0;
+  // Copies moving fewer than filter.min_bytes per call are left out; minor
+  // copies are itemised only with include_minor, library copies listed with
+  // the user's only with include_library (finding_filter.h).
+  FindingFilter filter;
 };
 
 void RenderCheckText(const std::vector<const ModuleCheck*>& modules, const CheckTextOptions& options,

@@ -6,11 +6,11 @@
 #include <vector>
 
 #include "hloscope/analysis/module_stats.h"
-#include "hloscope/report/format.h"
 
 namespace hloscope {
 
-void RenderStats(const std::vector<ModuleStats>& modules, OutputFormat format, std::ostream& out);
+void RenderStatsText(const std::vector<ModuleStats>& modules, std::ostream& out);
+void WriteStatsJson(const std::vector<ModuleStats>& modules, std::ostream& out);
 
 }  // namespace hloscope
 

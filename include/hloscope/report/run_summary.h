@@ -16,15 +16,10 @@
 #include <vector>
 
 #include "hloscope/analysis/findings.h"
+#include "hloscope/analysis/policy.h"
 #include "hloscope/report/json_model.h"
 
 namespace hloscope {
-
-struct RunBudget {
-  // A compilation breaks the budget when an array copy inside a loop, or an
-  // update that is not in place, moves at least this many bytes per call.
-  int64_t min_bytes = 1;
-};
 
 struct RunRecord {
   std::string dump;       // the after_optimizations file, as XLA named it
@@ -39,17 +34,23 @@ struct RunRecord {
   std::optional<int64_t> bytes_per_call = 0;  // nullopt: a trip count is unknown
   int64_t copies_in_loops = 0;
   int64_t growing_loops = 0;      // loops that grow with a buffer
-  int64_t out_of_place = 0;       // updates out of place, on a copy, or rewriting in full
+  int64_t out_of_place = 0;       // updates in the not-in-place or full-rewrites gates
   int64_t donation_problems = 0;  // arguments copied because they are not donated
   bool buffer_assignment = false;
-  std::vector<std::string> problems;  // what broke the budget, one line each
-  std::string report;                 // `hloscope check` text, kept for the worst offenders
+  // What broke the gates (the policy's violations, analysis/policy.h), one
+  // line each.
+  std::vector<std::string> problems;
+  std::string report;  // `hloscope check` text, kept for the worst offenders
 };
 
-RunRecord SummarizeRun(const ModuleCheck& check, const std::string& dump, const RunBudget& budget);
+// One compilation: its numbers, and what breaks `gates` (with `filter`).
+RunRecord SummarizeRun(const ModuleCheck& check, const std::string& dump, const GateOptions& gates,
+                       const FindingFilter& filter);
 
 // One line for --warn: "hloscope: step (train.py:42): copy.7 ... per call".
 std::string RunWarning(const RunRecord& record);
+// What `run --fail` prints when `broken` compilations broke the gates.
+std::string RunFailureText(int broken, const GateOptions& gates, const FindingFilter& filter);
 
 struct RunSummaryOptions {
   int worst_reports = 2;  // full reports of this many offenders

@@ -137,6 +137,10 @@ std::vector<std::string> KernelFindingLines(const FusionSummary& kernel);
 // ---------------------------------------------------------------------------
 // Gates
 
+// One line for a violation (run's summary and warnings, watch's problems).
+std::string ViolationLine(const Violation& violation);
+// "copies-in-loops, not-in-place, full-rewrites".
+std::string GateSetText(const GateSet& gates);
 // One broken gate, possibly over several lines (indented by four spaces).
 std::string ViolationText(const Violation& violation);
 // The whole failure: "TITLE: N problems", each violation, then the
