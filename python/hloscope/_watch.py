@@ -33,7 +33,7 @@ import shutil
 import sys
 import tempfile
 import threading
-from typing import Iterable, Optional
+from typing import Optional
 
 from . import _hloscope as _C
 from ._options import finding_filter, gate_names, gate_options

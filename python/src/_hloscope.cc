@@ -35,6 +35,7 @@
 #include "hloscope/app/cli.h"
 #include "hloscope/app/commands.h"
 #include "hloscope/app/session.h"
+#include "hloscope/report/check_document_reader.h"
 #include "hloscope/report/json_model.h"
 #include "hloscope/report/render_diff.h"
 #include "hloscope/report/render_fusions.h"
@@ -415,24 +416,19 @@ NB_MODULE(_hloscope, m) {
         hloscope::Json a = hloscope::Json::parse(a_json, nullptr, false);
         hloscope::Json b = hloscope::Json::parse(b_json, nullptr, false);
         if (a.is_discarded() || b.is_discarded()) throw nb::value_error("diff: not JSON documents");
-        hloscope::DiffOptions options;
-        options.count_scalar_copies = filter.include_minor;
-        hloscope::DiffGates diff_gates;
-        diff_gates.fail_on_new_copies = gates.gates.Has(hloscope::Gate::kNewCopies);
-        diff_gates.fail_on_new_out_of_place = gates.gates.Has(hloscope::Gate::kNewNotInPlace);
-        diff_gates.fail_on_more_bytes_per_iteration = gates.gates.Has(hloscope::Gate::kMoreBytesPerIteration);
-        diff_gates.min_bytes = filter.min_bytes;
-        hloscope::DiffResult result = hloscope::DiffDocuments(a, b, options);
-        std::vector<hloscope::DiffRegression> regressions = hloscope::EvaluateDiffGates(result, diff_gates);
+        hloscope::DiffResult result =
+            hloscope::DiffDocuments(hloscope::ReadCheckDocument(a), hloscope::ReadCheckDocument(b), filter);
+        std::vector<hloscope::Violation> regressions = hloscope::EvaluateDiffGates(result, gates, filter);
         hloscope::DiffInputs inputs{a_name, b_name};
         std::ostringstream text;
         hloscope::RenderDiffText(result, inputs, text);
         std::vector<std::string> failures;
-        for (const hloscope::DiffRegression& r : regressions)
-          failures.push_back(Safe(r.gate + ": " + r.text));
+        for (const hloscope::Violation& v : regressions)
+          failures.push_back(Safe(std::string(v.gate ? hloscope::EntryOf(*v.gate).name : "") + ": " +
+                                  hloscope::ViolationText(v)));
         return std::make_tuple(
             Safe(text.str()),
-            hloscope::DiffJsonText(result, inputs, diff_gates.any() ? &regressions : nullptr), failures);
+            hloscope::DiffJsonText(result, inputs, gates.gates.empty() ? nullptr : &regressions), failures);
       },
       "a_json"_a, "b_json"_a, "a_name"_a = "A", "b_name"_a = "B", "gates"_a = hloscope::GateOptions(),
       "filter"_a = hloscope::FindingFilter(),

@@ -68,29 +68,45 @@ bool IsInPlace(const UpdateFinding& u) {
   return claim && u.confirmation.confirmed != false;
 }
 
-std::optional<Gate> GateOf(const CopyFinding& c) {
-  if (!c.enclosing_loops.empty()) return Gate::kCopiesInLoops;
-  if (c.cause.cause == CopyCause::kNonDonatedParameter) return Gate::kUndonated;
+std::optional<Gate> CopyGate(bool in_loop, std::optional<CopyCause> cause) {
+  if (in_loop) return Gate::kCopiesInLoops;
+  if (cause == CopyCause::kNonDonatedParameter) return Gate::kUndonated;
   return std::nullopt;
 }
 
-std::optional<Gate> GateOf(const UpdateFinding& u, const ModuleCheck& m) {
-  if (!IsInPlace(u)) {
+std::optional<Gate> UpdateGate(const UpdateGateFacts& f) {
+  bool claims = f.verdict == UpdateVerdict::kInPlace || f.verdict == UpdateVerdict::kNotMaterialized;
+  if (!claims || f.confirmed == false) {
     // On a copy of an argument the caller did not donate, made once per
     // call: the copy is the finding (undonated), the update itself is in
     // place on it.
-    if (u.verdict == UpdateVerdict::kInPlaceOnCopy && u.confirmation.confirmed != false && u.runs_on)
-      if (const CopyFinding* c = m.FindCopy(*u.runs_on); c && GateOf(*c) == Gate::kUndonated)
-        return Gate::kUndonated;
+    if (f.verdict == UpdateVerdict::kInPlaceOnCopy && f.confirmed != false &&
+        f.runs_on_gate == Gate::kUndonated)
+      return Gate::kUndonated;
     return Gate::kNotInPlace;
   }
-  if (u.full_rewrite && !u.enclosing_loops.empty()) return Gate::kFullRewrites;
+  if (f.full_rewrite && f.in_loop) return Gate::kFullRewrites;
   return std::nullopt;
 }
 
-std::optional<Gate> GateOf(const LoopScaling& s) {
-  if (s.kind == LoopScaling::Kind::kCarryRewritten && s.grows_with_buffer) return Gate::kFullRewrites;
+std::optional<Gate> RewriteGate(bool carry_rewritten, bool grows_with_buffer) {
+  if (carry_rewritten && grows_with_buffer) return Gate::kFullRewrites;
   return std::nullopt;
+}
+
+std::optional<Gate> GateOf(const CopyFinding& c) {
+  return CopyGate(!c.enclosing_loops.empty(), c.cause.cause);
+}
+
+std::optional<Gate> GateOf(const UpdateFinding& u, const ModuleCheck& m) {
+  UpdateGateFacts f{u.verdict, u.confirmation.confirmed, u.full_rewrite, !u.enclosing_loops.empty(), {}};
+  if (u.runs_on)
+    if (const CopyFinding* c = m.FindCopy(*u.runs_on)) f.runs_on_gate = GateOf(*c);
+  return UpdateGate(f);
+}
+
+std::optional<Gate> GateOf(const LoopScaling& s) {
+  return RewriteGate(s.kind == LoopScaling::Kind::kCarryRewritten, s.grows_with_buffer);
 }
 
 namespace {

@@ -4,37 +4,13 @@
 #include <array>
 #include <set>
 
+#include "hloscope/analysis/jax_op_name.h"
+
 namespace hloscope {
 namespace {
 
-// Segments JAX adds by itself around the user's scopes.
-bool IsJaxWrapperName(std::string_view s) {
-  static constexpr std::array<std::string_view, 16> kNames = {"while",
-                                                              "body",
-                                                              "cond",
-                                                              "closed_call",
-                                                              "core_call",
-                                                              "checkpoint",
-                                                              "remat",
-                                                              "remat2",
-                                                              "rematted_computation",
-                                                              "custom_jvp_call",
-                                                              "custom_vjp_call",
-                                                              "custom_vjp_call_jaxpr",
-                                                              "pjit",
-                                                              "jit",
-                                                              "scan",
-                                                              "shard_map"};
-  for (std::string_view n : kNames)
-    if (s == n) return true;
-  // cond/switch branches: branch_0_fun, branch_1_fun, ...
-  if (s.size() > 11 && s.substr(0, 7) == "branch_" && s.substr(s.size() - 4) == "_fun") {
-    for (char c : s.substr(7, s.size() - 11))
-      if (c < '0' || c > '9') return false;
-    return true;
-  }
-  return false;
-}
+// Segments JAX adds by itself around the user's scopes (analysis/jax_op_name.h).
+bool IsJaxWrapperName(std::string_view s) { return JaxWrapperOf(s).has_value(); }
 
 bool IsIdentChar(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' ||

@@ -1,5 +1,5 @@
 // `hloscope diff A B`: each side is loaded as a check document, then the
-// report layer matches and compares them (report/check_diff.h).
+// diff analysis matches and compares them (analysis/check_diff.h).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -7,7 +7,9 @@
 
 #include "hloscope/app/commands.h"
 #include "hloscope/parser/dump_folder.h"
+#include "hloscope/report/check_document_reader.h"
 #include "hloscope/report/render_diff.h"
+#include "hloscope/report/wording.h"
 #include "hloscope/support/input_file.h"
 
 namespace hloscope {
@@ -102,25 +104,19 @@ int RunDiffCommand(const DiffRequest& request, std::ostream& out, std::ostream& 
     err << b.error().Format();
     return kExitError;
   }
-  DiffOptions options;
-  options.count_scalar_copies = request.filter.include_minor;
-  DiffResult result = DiffDocuments(*a, *b, options);
+  DiffResult result = DiffDocuments(ReadCheckDocument(*a), ReadCheckDocument(*b), request.filter);
   DiffInputs inputs{request.a, request.b};
-  DiffGates gates;
-  gates.fail_on_new_copies = request.gates.gates.Has(Gate::kNewCopies);
-  gates.fail_on_new_out_of_place = request.gates.gates.Has(Gate::kNewNotInPlace);
-  gates.fail_on_more_bytes_per_iteration = request.gates.gates.Has(Gate::kMoreBytesPerIteration);
-  gates.min_bytes = request.filter.min_bytes;
-  std::vector<DiffRegression> regressions;
-  if (gates.any()) regressions = EvaluateDiffGates(result, gates);
+  std::vector<Violation> regressions = EvaluateDiffGates(result, request.gates, request.filter);
+  bool gated = !request.gates.gates.empty();
   Renderers r;
   r.text = [&](std::ostream& o) { RenderDiffText(result, inputs, o); };
-  r.json = [&](std::ostream& o) { WriteDiffJson(result, inputs, gates.any() ? &regressions : nullptr, o); };
+  r.json = [&](std::ostream& o) { WriteDiffJson(result, inputs, gated ? &regressions : nullptr, o); };
   Render(r, request.format, out);
   if (regressions.empty()) return kExitOk;
   err << fmt::format("hloscope: diff failed: {} regression{} in B\n", regressions.size(),
                      regressions.size() == 1 ? "" : "s");
-  for (const DiffRegression& r : regressions) err << fmt::format("  {}: {}\n", r.gate, r.text);
+  for (const Violation& v : regressions)
+    err << fmt::format("  {}: {}\n", v.gate ? EntryOf(*v.gate).name : "", ViolationText(v));
   return kExitFindings;
 }
 

@@ -158,6 +158,12 @@ std::string_view ViolationKindName(Violation::Kind kind) {
       return "nothing-selected";
     case Violation::Kind::kAmbiguousName:
       return "ambiguous-name";
+    case Violation::Kind::kNewCopy:
+      return "new-copy";
+    case Violation::Kind::kNewNotInPlace:
+      return "new-not-in-place";
+    case Violation::Kind::kMoreBytesPerIteration:
+      return "more-bytes-per-iteration";
   }
   return "copy-in-loop";
 }

@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include "hloscope/report/enum_names.h"
+#include "hloscope/report/render_diff.h"
 #include "hloscope/report/wording.h"
 #include "hloscope/support/human_bytes.h"
 
@@ -63,6 +64,34 @@ std::string UndonatedLine(const Violation& v) {
   return line;
 }
 
+// A regression of `diff`: the finding of B, against A.
+std::string DiffViolationText(const Violation& v) {
+  const DiffItem& it = *v.diff_item;
+  const ModuleDiff& m = *v.diff_module;
+  std::string at = it.source.empty() ? "" : " at " + it.source;
+  const DiffSide& b = *it.b;
+  const DiffSide* a = it.a ? &*it.a : nullptr;
+  switch (v.kind) {
+    case Violation::Kind::kNewCopy:
+      return fmt::format("{}: {}{}: {} in B, {} in A ({} per run)", m.b_name, DiffWhatText(it), at, b.count,
+                         a ? a->count : 0, HumanBytes(b.bytes));
+    case Violation::Kind::kNewNotInPlace:
+      return fmt::format("{}: {}{} is {} in B, {} in A", m.b_name, DiffWhatText(it), at, b.state.text,
+                         a ? a->state.text : std::string("absent"));
+    case Violation::Kind::kMoreBytesPerIteration:
+      return fmt::format("{}: loop{} copies and rewrites {} per iteration in B, {} in A", m.b_name, at,
+                         HumanBytes(b.bytes), a ? HumanBytes(a->bytes) : std::string("none"));
+    default:
+      // "1 in B, 1 in A (in-place there)": A had it, but not in this gate.
+      return fmt::format("{}: {}{}: {} in B, {} in A{} ({} per call in B)", m.b_name, DiffWhatText(it), at,
+                         b.count, a ? a->count : 0,
+                         a && v.gate && !a->gates.Has(*v.gate) && !a->state.text.empty()
+                             ? fmt::format(" ({} there)", a->state.text)
+                             : "",
+                         HumanBytes(b.bytes_per_call));
+  }
+}
+
 std::string CopyList(const Violation& v) {
   std::string out;
   for (const CopyFinding* c : v.copies) out += "\n    " + CopyLine(*c);
@@ -72,6 +101,7 @@ std::string CopyList(const Violation& v) {
 }  // namespace
 
 std::string ViolationText(const Violation& v) {
+  if (v.diff_item) return DiffViolationText(v);
   std::string_view module = v.module ? v.module->module->name() : "";
   switch (v.kind) {
     case Violation::Kind::kCopyInLoop:
@@ -107,6 +137,10 @@ std::string ViolationText(const Violation& v) {
       return fmt::format("{}: the update name '{}' is ambiguous: {} (write COMPUTATION/NAME)", module,
                          Shown(v.selected_names.front()), fmt::join(names, ", "));
     }
+    case Violation::Kind::kNewCopy:
+    case Violation::Kind::kNewNotInPlace:
+    case Violation::Kind::kMoreBytesPerIteration:
+      return "";  // diff violations carry their item (above)
     case Violation::Kind::kNothingSelected: {
       std::vector<std::string> parts;
       if (!v.selected_names.empty())
@@ -120,6 +154,7 @@ std::string ViolationText(const Violation& v) {
 }
 
 std::string ViolationLine(const Violation& v) {
+  if (v.diff_item) return DiffViolationText(v);
   switch (v.kind) {
     case Violation::Kind::kCopyInLoop:
       return fmt::format("copy in a loop: {} at {}", CopySummaryLine(*v.copy), SourceText(v.copy->source));
@@ -142,6 +177,9 @@ std::string ViolationLine(const Violation& v) {
     case Violation::Kind::kCopyBytesInLoops:
     case Violation::Kind::kNothingSelected:
     case Violation::Kind::kAmbiguousName:
+    case Violation::Kind::kNewCopy:
+    case Violation::Kind::kNewNotInPlace:
+    case Violation::Kind::kMoreBytesPerIteration:
       break;
   }
   std::string text = ViolationText(v);

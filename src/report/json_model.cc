@@ -236,6 +236,7 @@ Json UpdateJson(const UpdateFinding& u) {
   j["bytes_written"] = Opt(u.bytes_written);
   j["executions"] = Opt(u.executions);
   j["executions_upper_bound"] = u.executions_upper_bound;
+  j["enclosing_loops"] = Refs(u.enclosing_loops);
   j["confirmed"] = Opt(u.confirmation.confirmed);
   j["confirmation"] = NullIfEmpty(ConfirmationText(u));
   j["confirmation_basis"] = Str(ConfirmationBasisName(u.confirmation.basis));

@@ -6,10 +6,116 @@
 #include <cmath>
 #include <sstream>
 
+#include "hloscope/analysis/cause_catalog.h"
+#include "hloscope/report/enum_names.h"
+#include "hloscope/report/wording.h"
 #include "hloscope/support/human_bytes.h"
 
 namespace hloscope {
+
+std::string RatioText(double r) { return r >= 100 ? fmt::format("{:.0f}", r) : fmt::format("{:.3g}", r); }
+
+std::string DiffKindName(DiffKind kind) {
+  switch (kind) {
+    case DiffKind::kParameter:
+      return "parameter";
+    case DiffKind::kCopy:
+      return "copy";
+    case DiffKind::kUpdate:
+      return "update";
+    case DiffKind::kLoop:
+      return "loop";
+    case DiffKind::kCarry:
+      return "carry";
+    case DiffKind::kKernel:
+      return "kernel";
+  }
+  return "copy";
+}
+
+std::string DiffStatusName(DiffStatus status) {
+  switch (status) {
+    case DiffStatus::kOnlyInA:
+      return "only-in-a";
+    case DiffStatus::kOnlyInB:
+      return "only-in-b";
+    case DiffStatus::kChanged:
+      return "changed";
+    case DiffStatus::kUnchanged:
+      return "unchanged";
+  }
+  return "unchanged";
+}
+
+std::string DiffStateText(const DiffState& s) { return s.text; }
+
+std::string DiffWhatText(const DiffItem& it) {
+  const DiffIdentity& w = it.what;
+  switch (w.kind) {
+    case DiffKind::kParameter:
+      return fmt::format("parameter {} {}", w.number, w.name);
+    case DiffKind::kCopy:
+      if (w.scalar_copies) return "scalar copies";
+      return fmt::format("{} {} ({})", w.copy_kind, w.pattern, DiffStateText(w.cause));
+    case DiffKind::kUpdate:
+      return fmt::format("{}{}", w.opcode, w.fused ? " (fused)" : "");
+    case DiffKind::kLoop:
+      return w.loop_depth > 0 ? fmt::format("loop (nested {} deep)", w.loop_depth) : "loop";
+    case DiffKind::kCarry:
+      return fmt::format("carry {} {} of the loop (rewritten in full)",
+                         w.carry ? std::to_string(*w.carry) : std::string("?"), w.pattern);
+    case DiffKind::kKernel:
+      return fmt::format("kernel {} {}", w.kernel_kind, w.pattern);
+  }
+  return "";
+}
+
 namespace {
+
+std::string Number(std::optional<int64_t> n) { return n ? std::to_string(*n) : "?"; }
+
+std::string ChangeText(const DiffItem& it, const DiffChange& c) {
+  switch (c.kind) {
+    case DiffChange::Kind::kCount: {
+      const char* noun = it.kind == DiffKind::kUpdate   ? "updates"
+                         : it.kind == DiffKind::kKernel ? "kernels"
+                                                        : "copies";
+      return fmt::format("{} → {} {}", Number(c.a), Number(c.b), noun);
+    }
+    case DiffChange::Kind::kState: {
+      const char* what = it.kind == DiffKind::kCopy        ? "cause"
+                         : it.kind == DiffKind::kUpdate    ? "verdict"
+                         : it.kind == DiffKind::kLoop      ? "trip count from"
+                         : it.kind == DiffKind::kParameter ? "parameter"
+                                                           : "state";
+      std::string a = DiffStateText(c.a_state), b = DiffStateText(c.b_state);
+      return fmt::format("{}: {} → {}", what, a.empty() ? "-" : a, b.empty() ? "-" : b);
+    }
+    case DiffChange::Kind::kShape:
+      return fmt::format("{} → {}", c.a_text, c.b_text);
+    case DiffChange::Kind::kTripCount:
+      return fmt::format("trip count {} → {}", Number(c.a), Number(c.b));
+    case DiffChange::Kind::kBytes: {
+      const char* per = it.kind == DiffKind::kLoop ? "per iteration" : "per run";
+      std::string ratio = it.bytes_ratio ? fmt::format(" (×{})", RatioText(*it.bytes_ratio)) : "";
+      return fmt::format("{} → {} {}{}", HumanBytes(c.a), HumanBytes(c.b), per, ratio);
+    }
+    case DiffChange::Kind::kExecutions:
+      return fmt::format("runs {} → {} times per call", Number(c.a), Number(c.b));
+  }
+  return "";
+}
+
+std::vector<std::string> ChangeTexts(const DiffItem& it) {
+  std::vector<std::string> out;
+  for (const DiffChange& c : it.changes) out.push_back(ChangeText(it, c));
+  return out;
+}
+
+std::string ModuleLabel(const UnpairedModule& m) {
+  return fmt::format("{} {} in {}", m.name, m.entry_signature,
+                     m.path.empty() ? std::string("<text>") : m.path);
+}
 
 // "linear in buf.1", "quadratic in buf.1", "exponent 1.5 in buf.1".
 std::string Law(const DiffItem& it) {
@@ -26,7 +132,7 @@ std::string Ratio(double r) { return "×" + RatioText(r); }
 // "copy f32[_,_] (read-after-update) ×2 at dumps/make_dumps.py:32"
 std::string Label(const DiffItem& it) {
   const DiffSide& s = it.b ? *it.b : *it.a;
-  std::string label = it.kind == DiffKind::kUpdate ? "update " + it.what : it.what;
+  std::string label = it.kind == DiffKind::kUpdate ? "update " + DiffWhatText(it) : DiffWhatText(it);
   if (s.count > 1) label += fmt::format(" ×{}", s.count);
   if (!it.source.empty()) label += " at " + it.source;
   if (s.in_loop && it.kind != DiffKind::kLoop && it.kind != DiffKind::kCarry &&
@@ -61,7 +167,7 @@ std::string OneSideText(const DiffItem& it, const DiffSide& s) {
   if (it.kind == DiffKind::kLoop && s.trip_count) text += fmt::format(", {} iterations", *s.trip_count);
   if (s.executions && it.kind != DiffKind::kLoop) text += fmt::format(" × {}", *s.executions);
   if (s.bytes_per_call) text += fmt::format(" = {} per call", HumanBytes(s.bytes_per_call));
-  if (!s.state.empty() && it.kind == DiffKind::kUpdate) text += ", " + s.state;
+  if (!s.state.text.empty() && it.kind == DiffKind::kUpdate) text += ", " + s.state.text;
   return text;
 }
 
@@ -90,7 +196,7 @@ Json SideJson(const std::optional<DiffSide>& side) {
   j["bytes_per_call"] = Opt(s.bytes_per_call);
   j["executions"] = Opt(s.executions);
   j["array_bytes"] = Opt(s.array_bytes);
-  j["state"] = s.state.empty() ? Json(nullptr) : Json(s.state);
+  j["state"] = s.state.text.empty() ? Json(nullptr) : Json(s.state.text);
   j["scalar"] = s.scalar;
   j["in_loop"] = s.in_loop;
   j["copies_parameter"] = s.tied_parameter.empty() ? Json(nullptr) : Json(s.tied_parameter);
@@ -181,21 +287,21 @@ void RenderDiffText(const DiffResult& result, const DiffInputs& inputs, std::ost
     if (!changed.empty()) {
       out << "\nCHANGED\n";
       for (const DiffItem* it : changed)
-        out << fmt::format("  {}\n      {}\n", Label(*it), fmt::join(it->changes, "; "));
+        out << fmt::format("  {}\n      {}\n", Label(*it), fmt::join(ChangeTexts(*it), "; "));
     }
     out << fmt::format(
         "\n{} finding{} unchanged{}{}\n", unchanged, unchanged == 1 ? "" : "s",
         moved ? fmt::format(" ({} on other lines in B)", moved) : "",
         m.kernels_compared ? "" : "; kernels not compared (a baseline without them: check --kernels)");
   }
-  for (const std::string& s : result.only_in_a)
-    out << fmt::format("only in A (no module of B pairs with it): {}\n", s);
-  for (const std::string& s : result.only_in_b)
-    out << fmt::format("only in B (no module of A pairs with it): {}\n", s);
+  for (const UnpairedModule& s : result.only_in_a)
+    out << fmt::format("only in A (no module of B pairs with it): {}\n", ModuleLabel(s));
+  for (const UnpairedModule& s : result.only_in_b)
+    out << fmt::format("only in B (no module of A pairs with it): {}\n", ModuleLabel(s));
 }
 
 void WriteDiffJson(const DiffResult& result, const DiffInputs& inputs,
-                   const std::vector<DiffRegression>* regressions, std::ostream& out) {
+                   const std::vector<Violation>* regressions, std::ostream& out) {
   Json doc = JsonEnvelope("diff");
   doc["a"] = inputs.a;
   doc["b"] = inputs.b;
@@ -238,9 +344,9 @@ void WriteDiffJson(const DiffResult& result, const DiffInputs& inputs,
     Json items = Json::array();
     for (const DiffItem& it : m.items) {
       Json i;
-      i["kind"] = std::string(DiffKindName(it.kind));
-      i["status"] = std::string(DiffStatusName(it.status));
-      i["what"] = it.what;
+      i["kind"] = DiffKindName(it.kind);
+      i["status"] = DiffStatusName(it.status);
+      i["what"] = DiffWhatText(it);
       i["source"] = it.source.empty() ? Json(nullptr) : Json(it.source);
       i["moved_from"] = it.moved_from.empty() ? Json(nullptr) : Json(it.moved_from);
       i["op_name"] = it.op_name.empty() ? Json(nullptr) : Json(it.op_name);
@@ -251,21 +357,25 @@ void WriteDiffJson(const DiffResult& result, const DiffInputs& inputs,
       i["exponent"] = OptDouble(it.exponent);
       i["grows"] = it.grows;
       i["grows_with"] = it.grows_with.empty() ? Json(nullptr) : Json(it.grows_with);
-      i["changes"] = it.changes;
+      i["changes"] = ChangeTexts(it);
       items.push_back(std::move(i));
     }
     j["items"] = std::move(items);
     modules.push_back(std::move(j));
   }
   doc["modules"] = std::move(modules);
-  doc["only_in_a"] = result.only_in_a;
-  doc["only_in_b"] = result.only_in_b;
+  doc["only_in_a"] = Json::array();
+  for (const UnpairedModule& m : result.only_in_a) doc["only_in_a"].push_back(ModuleLabel(m));
+  doc["only_in_b"] = Json::array();
+  for (const UnpairedModule& m : result.only_in_b) doc["only_in_b"].push_back(ModuleLabel(m));
   if (regressions) {
     Json gate;
     gate["passed"] = regressions->empty();
     Json list = Json::array();
-    for (const DiffRegression& r : *regressions)
-      list.push_back({{"gate", r.gate}, {"module", r.module->b_name}, {"text", r.text}});
+    for (const Violation& v : *regressions)
+      list.push_back({{"gate", v.gate ? std::string(EntryOf(*v.gate).name) : std::string()},
+                      {"module", v.diff_module ? v.diff_module->b_name : std::string()},
+                      {"text", ViolationText(v)}});
     gate["regressions"] = std::move(list);
     doc["gate"] = std::move(gate);
   }
@@ -273,7 +383,7 @@ void WriteDiffJson(const DiffResult& result, const DiffInputs& inputs,
 }
 
 std::string DiffJsonText(const DiffResult& result, const DiffInputs& inputs,
-                         const std::vector<DiffRegression>* regressions) {
+                         const std::vector<Violation>* regressions) {
   std::ostringstream out;
   WriteDiffJson(result, inputs, regressions, out);
   return out.str();

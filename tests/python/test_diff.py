@@ -105,7 +105,7 @@ def test_assert_no_regression_writes_then_gates(tmp_path):
                                       min_bytes=1024)
     msg = str(e.value)
     assert "new-copies: jit_rollout_extra_copy: copy f32[_,_] (read-after-update) at " in msg
-    assert "new-out-of-place:" in msg and "more-bytes-per-iteration:" in msg
+    assert "new-not-in-place:" in msg and "more-bytes-per-iteration:" in msg
     # Only the gates asked for.
     hloscope.assert_no_regression(jitted("rollout_extra_copy"), *make(512), baseline=baseline, fail_on=())
 

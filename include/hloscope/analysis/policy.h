@@ -123,6 +123,20 @@ struct GateOptions {
   bool selective() const { return !update_names.empty() || !lines.empty(); }
 };
 
+// The classification, on the facts both a live check and a check document
+// (a diff baseline) have, so that both are judged by the same rules.
+std::optional<Gate> CopyGate(bool in_loop, std::optional<CopyCause> cause);
+struct UpdateGateFacts {
+  std::optional<UpdateVerdict> verdict;
+  std::optional<bool> confirmed;  // by XLA's buffer assignment
+  bool full_rewrite = false;
+  bool in_loop = false;
+  // The copy it runs on (in-place-on-copy): its gate.
+  std::optional<Gate> runs_on_gate;
+};
+std::optional<Gate> UpdateGate(const UpdateGateFacts& facts);
+std::optional<Gate> RewriteGate(bool carry_rewritten, bool grows_with_buffer);
+
 // The gate a finding belongs to (nullopt: none — a copy outside loops that
 // is not an undonated argument's, an update in place). `module` finds the
 // copy an update runs on.
@@ -132,6 +146,10 @@ std::optional<Gate> GateOf(const LoopScaling& scaling);
 // In place: verdict in-place or not-materialized, and XLA's buffer
 // assignment does not contradict it.
 bool IsInPlace(const UpdateFinding& update);
+
+struct DiffItem;
+struct ModuleDiff;
+struct DiffResult;
 
 struct Violation {
   enum class Kind : uint8_t {
@@ -146,6 +164,10 @@ struct Violation {
     kCopyBytesInLoops,  // copies in loops over max_copy_bytes_in_loops
     kNothingSelected,   // update_names / lines select no update
     kAmbiguousName,     // a name in update_names matches several instructions
+    // diff: B against A (diff_item, diff_module).
+    kNewCopy,                // new-copies
+    kNewNotInPlace,          // new-not-in-place
+    kMoreBytesPerIteration,  // more-bytes-per-iteration
   };
   Kind kind = Kind::kCopyInLoop;
   std::optional<Gate> gate;             // the finding gates' kinds
@@ -164,6 +186,11 @@ struct Violation {
   std::vector<std::string> selected_names;
   std::vector<std::string> selected_lines;
   std::vector<const HloInstruction*> candidates;
+  // diff: the matched finding of B that breaks the gate (for the finding
+  // gates too: a finding of B that A does not have, or has fewer of), and
+  // its module pair.
+  const DiffItem* diff_item = nullptr;
+  const ModuleDiff* diff_module = nullptr;
 };
 
 // The violations of every module (budgets are per module), in a stable
@@ -172,6 +199,13 @@ struct Violation {
 // selection matched no update in any module.
 std::vector<Violation> EvaluateGates(const std::vector<const ModuleCheck*>& modules,
                                      const GateOptions& options, const FindingFilter& filter);
+
+// The regression gate of `diff`: the diff-only gates (new-copies, ...) and
+// the finding gates judged on B's findings that A does not have (or has
+// fewer of) — a module only B has is new in every finding — so `diff
+// EMPTY X --fail` fails exactly when `check X --fail` does.
+std::vector<Violation> EvaluateDiffGates(const DiffResult& result, const GateOptions& options,
+                                         const FindingFilter& filter);
 
 }  // namespace hloscope
 

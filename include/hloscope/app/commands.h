@@ -12,11 +12,11 @@
 #include <string>
 #include <vector>
 
+#include "hloscope/analysis/check_diff.h"
 #include "hloscope/analysis/finding_filter.h"
 #include "hloscope/analysis/policy.h"
 #include "hloscope/analysis/where_query.h"
 #include "hloscope/app/session.h"
-#include "hloscope/report/check_diff.h"
 #include "hloscope/report/format.h"
 #include "hloscope/report/render_annotate.h"
 #include "hloscope/report/render_check.h"

@@ -1,20 +1,24 @@
-#include "hloscope/report/check_diff.h"
-
-#include <fmt/format.h>
+#include "hloscope/analysis/check_diff.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <map>
-#include <set>
 
 #include "diff_groups.h"
-#include "hloscope/support/human_bytes.h"
 #include "hloscope/support/saturating.h"
 
 namespace hloscope {
 
 // The groups are this file's input (diff_groups.h).
 using namespace diff_internal;  // NOLINT(build/namespaces)
+
+const DocCopy* DocModule::FindCopy(const std::string& instruction) const {
+  if (instruction.empty()) return nullptr;
+  for (const DocCopy& c : copies)
+    if (c.instruction == instruction) return &c;
+  return nullptr;
+}
 
 namespace {
 
@@ -24,13 +28,6 @@ std::optional<double> Ratio(std::optional<int64_t> a, std::optional<int64_t> b) 
   if (*a <= 0 || *b <= 0) return std::nullopt;
   return static_cast<double>(*b) / static_cast<double>(*a);
 }
-
-}  // namespace
-
-std::string RatioText(double r) { return r >= 100 ? fmt::format("{:.0f}", r) : fmt::format("{:.3g}", r); }
-
-namespace {
-std::string Number(std::optional<int64_t> n) { return n ? std::to_string(*n) : "?"; }
 
 void Compare(const ModuleDiff& m, DiffItem* item) {
   const DiffSide& a = *item->a;
@@ -57,74 +54,36 @@ void Compare(const ModuleDiff& m, DiffItem* item) {
     if (item->grows_with.empty()) item->grows_with = m.size_parameter;
   }
 
-  auto change = [&](std::string text) { item->changes.push_back(std::move(text)); };
-  const char* noun = item->kind == DiffKind::kUpdate   ? "updates"
-                     : item->kind == DiffKind::kKernel ? "kernels"
-                                                       : "copies";
+  auto change = [&](DiffChange c) { item->changes.push_back(std::move(c)); };
   if (a.count != b.count && item->kind != DiffKind::kParameter && item->kind != DiffKind::kLoop)
-    change(fmt::format("{} → {} {}", a.count, b.count, noun));
-  if (a.state != b.state) {
-    const char* what = item->kind == DiffKind::kCopy        ? "cause"
-                       : item->kind == DiffKind::kUpdate    ? "verdict"
-                       : item->kind == DiffKind::kLoop      ? "trip count from"
-                       : item->kind == DiffKind::kParameter ? "parameter"
-                                                            : "state";
-    change(
-        fmt::format("{}: {} → {}", what, a.state.empty() ? "-" : a.state, b.state.empty() ? "-" : b.state));
-  }
+    change({DiffChange::Kind::kCount, a.count, b.count, {}, {}, {}, {}});
+  if (!(a.state == b.state)) change({DiffChange::Kind::kState, {}, {}, a.state, b.state, {}, {}});
   if (item->kind == DiffKind::kParameter && a.shape != b.shape)
-    change(fmt::format("{} → {}", a.shape, b.shape));
+    change({DiffChange::Kind::kShape, {}, {}, {}, {}, a.shape, b.shape});
   if (item->kind == DiffKind::kLoop && a.trip_count != b.trip_count)
-    change(fmt::format("trip count {} → {}", Number(a.trip_count), Number(b.trip_count)));
-  if (a.bytes != b.bytes && item->kind != DiffKind::kParameter) {
-    const char* per = item->kind == DiffKind::kLoop ? "per iteration" : "per run";
-    std::string ratio = item->bytes_ratio ? fmt::format(" (×{})", RatioText(*item->bytes_ratio)) : "";
-    change(fmt::format("{} → {} {}{}", HumanBytes(a.bytes), HumanBytes(b.bytes), per, ratio));
-  }
+    change({DiffChange::Kind::kTripCount, a.trip_count, b.trip_count, {}, {}, {}, {}});
+  if (a.bytes != b.bytes && item->kind != DiffKind::kParameter)
+    change({DiffChange::Kind::kBytes, a.bytes, b.bytes, {}, {}, {}, {}});
   if (a.executions != b.executions && item->kind != DiffKind::kParameter && item->kind != DiffKind::kLoop)
-    change(fmt::format("runs {} → {} times per call", Number(a.executions), Number(b.executions)));
+    change({DiffChange::Kind::kExecutions, a.executions, b.executions, {}, {}, {}, {}});
   item->status = item->changes.empty() ? DiffStatus::kUnchanged : DiffStatus::kChanged;
 }
 
 std::string SignaturePattern(const std::string& signature) { return ShapePattern(signature); }
 
-std::string ModuleLabel(const Json& m) {
-  return fmt::format("{} {} in {}", Str(m, "name"), Str(m, "entry_signature"),
-                     Str(m, "path").empty() ? std::string("<text>") : Str(m, "path"));
-}
+UnpairedModule Unpaired(const DocModule& m) { return {m.name, m.entry_signature, m.path}; }
 
 }  // namespace
 
-std::string_view DiffKindName(DiffKind kind) {
-  switch (kind) {
-    case DiffKind::kParameter:
-      return "parameter";
-    case DiffKind::kCopy:
-      return "copy";
-    case DiffKind::kUpdate:
-      return "update";
-    case DiffKind::kLoop:
-      return "loop";
-    case DiffKind::kCarry:
-      return "carry";
-    case DiffKind::kKernel:
-      return "kernel";
+std::string WithoutLayout(std::string_view shape) {
+  std::string out;
+  int depth = 0;
+  for (char c : shape) {
+    if (c == '{') ++depth;
+    if (depth == 0) out.push_back(c);
+    if (c == '}' && depth > 0) --depth;
   }
-  return "copy";
-}
-
-std::string_view DiffStatusName(DiffStatus status) {
-  switch (status) {
-    case DiffStatus::kOnlyInA:
-      return "only-in-a";
-    case DiffStatus::kOnlyInB:
-      return "only-in-b";
-    case DiffStatus::kChanged:
-      return "changed";
-    case DiffStatus::kUnchanged:
-      return "unchanged";
-  }
-  return "unchanged";
+  return out;
 }
 
 std::string ShapePattern(std::string_view shape) {
@@ -150,44 +109,43 @@ std::string ShapePattern(std::string_view shape) {
   return out;
 }
 
-ModuleDiff DiffModules(const Json& a, const Json& b, const DiffOptions& options) {
+ModuleDiff DiffModules(const DocModule& a, const DocModule& b, const FindingFilter& filter) {
   ModuleDiff m;
-  m.a_name = Str(a, "name");
-  m.b_name = Str(b, "name");
-  m.a_path = Str(a, "path");
-  m.b_path = Str(b, "path");
-  m.a_signature = Str(a, "entry_signature");
-  m.b_signature = Str(b, "entry_signature");
-  m.kernels_compared = Field(a, "kernels").is_array() && Field(b, "kernels").is_array();
+  m.a_name = a.name;
+  m.b_name = b.name;
+  m.a_path = a.path;
+  m.b_path = b.path;
+  m.a_signature = a.entry_signature;
+  m.b_signature = b.entry_signature;
+  m.kernels_compared = a.has_kernels && b.has_kernels;
 
   // Argument sizes: the experiment's independent variable.
-  std::map<int64_t, const Json*> b_params;
-  for (const Json& p : Array(b, "parameters"))
-    if (std::optional<int64_t> n = Int(p, "number")) b_params[*n] = &p;
+  std::map<int64_t, const DocParameter*> b_params;
+  for (const DocParameter& p : b.parameters)
+    if (p.number) b_params[*p.number] = &p;
   double best = 0;
-  for (const Json& p : Array(a, "parameters")) {
-    std::optional<int64_t> n = Int(p, "number");
-    if (!n || !b_params.count(*n)) continue;
-    const Json& q = *b_params[*n];
-    std::optional<double> r = Ratio(Int(p, "bytes"), Int(q, "bytes"));
+  for (const DocParameter& p : a.parameters) {
+    if (!p.number || !b_params.count(*p.number)) continue;
+    const DocParameter& q = *b_params[*p.number];
+    std::optional<double> r = Ratio(p.bytes, q.bytes);
     if (!r || std::abs(std::log(*r)) < 1e-9) continue;
-    m.sizes.push_back({*n, Str(q, "name"), WithoutLayout(Str(p, "shape")), WithoutLayout(Str(q, "shape")),
-                       Int(p, "bytes"), Int(q, "bytes"), *r});
+    m.sizes.push_back(
+        {*p.number, q.name, WithoutLayout(p.shape), WithoutLayout(q.shape), p.bytes, q.bytes, *r});
     if (std::abs(std::log(*r)) > best) {
       best = std::abs(std::log(*r));
       m.size_ratio = *r;
-      m.size_parameter = Str(q, "name");
+      m.size_parameter = q.name;
     }
   }
 
-  std::vector<Group> ga = GroupFindings(a, options);
-  std::vector<Group> gb = GroupFindings(b, options);
-  std::map<std::string, size_t> b_exact;
+  std::vector<Group> ga = GroupFindings(a, filter);
+  std::vector<Group> gb = GroupFindings(b, filter);
+  std::map<GroupKey, size_t> b_exact;
   for (size_t i = 0; i < gb.size(); ++i) b_exact[gb[i].exact] = i;
 
   auto item_of = [](const Group& g) {
     DiffItem item;
-    item.kind = g.kind;
+    item.kind = g.what.kind;
     item.what = g.what;
     item.source = g.source.text;
     item.op_name = g.source.op_name;
@@ -203,8 +161,8 @@ ModuleDiff DiffModules(const Json& a, const Json& b, const DiffOptions& options)
   // Moved lines: the rest by identity without the line (same function),
   // then by scope path (a renamed function, another JAX), then by what it
   // is and where it runs, each in order.
-  for (std::string Group::*key : {&Group::loose, &Group::scope, &Group::fallback}) {
-    std::map<std::string, std::vector<size_t>> b_key;
+  for (GroupKey Group::*key : {&Group::loose, &Group::scope, &Group::fallback}) {
+    std::map<GroupKey, std::vector<size_t>> b_key;
     for (size_t i = 0; i < gb.size(); ++i)
       if (!gb[i].matched) b_key[gb[i].*key].push_back(i);
     for (size_t i = 0; i < ga.size(); ++i) {
@@ -227,7 +185,7 @@ ModuleDiff DiffModules(const Json& a, const Json& b, const DiffOptions& options)
       for (auto& [ia, ib] : pairs) {
         Group& mine = side_is_a ? ga[ia] : gb[ib];
         const Group& other = side_is_a ? gb[ib] : ga[ia];
-        if (&mine == &side[i] || mine.fallback != side[i].fallback) continue;
+        if (&mine == &side[i] || !(mine.fallback == side[i].fallback)) continue;
         if (mine.side.count + side[i].side.count > other.side.count) continue;
         DiffSide& to = mine.side;
         const DiffSide& from = side[i].side;
@@ -285,10 +243,10 @@ ModuleDiff DiffModules(const Json& a, const Json& b, const DiffOptions& options)
   return m;
 }
 
-DiffResult DiffDocuments(const Json& a, const Json& b, const DiffOptions& options) {
+DiffResult DiffDocuments(const CheckDocument& a, const CheckDocument& b, const FindingFilter& filter) {
   DiffResult r;
-  const Json& ma = Array(a, "modules");
-  const Json& mb = Array(b, "modules");
+  const std::vector<DocModule>& ma = a.modules;
+  const std::vector<DocModule>& mb = b.modules;
   std::vector<bool> used_b(mb.size(), false);
   std::vector<int64_t> pair_of(ma.size(), -1);
   // By name and exact signature, then by name and signature pattern (the
@@ -304,14 +262,13 @@ DiffResult DiffDocuments(const Json& a, const Json& b, const DiffOptions& option
         }
     }
   };
-  pass([](const Json& x, const Json& y) {
-    return Str(x, "name") == Str(y, "name") && Str(x, "entry_signature") == Str(y, "entry_signature");
+  pass([](const DocModule& x, const DocModule& y) {
+    return x.name == y.name && x.entry_signature == y.entry_signature;
   });
-  pass([](const Json& x, const Json& y) {
-    return Str(x, "name") == Str(y, "name") &&
-           SignaturePattern(Str(x, "entry_signature")) == SignaturePattern(Str(y, "entry_signature"));
+  pass([](const DocModule& x, const DocModule& y) {
+    return x.name == y.name && SignaturePattern(x.entry_signature) == SignaturePattern(y.entry_signature);
   });
-  pass([](const Json& x, const Json& y) { return Str(x, "name") == Str(y, "name"); });
+  pass([](const DocModule& x, const DocModule& y) { return x.name == y.name; });
   // One module on each side: they are the two compilations to compare,
   // whatever their names (a function renamed by the fix).
   if (ma.size() == 1 && mb.size() == 1 && pair_of[0] < 0) {
@@ -320,51 +277,19 @@ DiffResult DiffDocuments(const Json& a, const Json& b, const DiffOptions& option
   }
   for (size_t i = 0; i < ma.size(); ++i) {
     if (pair_of[i] < 0)
-      r.only_in_a.push_back(ModuleLabel(ma[i]));
+      r.only_in_a.push_back(Unpaired(ma[i]));
     else
-      r.modules.push_back(DiffModules(ma[i], mb[pair_of[i]], options));
+      r.modules.push_back(DiffModules(ma[i], mb[pair_of[i]], filter));
   }
   for (size_t j = 0; j < mb.size(); ++j)
-    if (!used_b[j]) r.only_in_b.push_back(ModuleLabel(mb[j]));
-  return r;
-}
-
-std::vector<DiffRegression> EvaluateDiffGates(const DiffResult& result, const DiffGates& gates) {
-  std::vector<DiffRegression> out;
-  auto at = [](const DiffItem& it) { return it.source.empty() ? std::string() : " at " + it.source; };
-  for (const ModuleDiff& m : result.modules) {
-    for (const DiffItem& it : m.items) {
-      const std::optional<DiffSide>& a = it.a;
-      const std::optional<DiffSide>& b = it.b;
-      if (!b) continue;
-      if (gates.fail_on_new_copies && it.kind == DiffKind::kCopy && !b->scalar &&
-          b->bytes.value_or(INT64_MAX) >= gates.min_bytes) {
-        int64_t before = a ? a->count : 0;
-        if (b->count > before)
-          out.push_back({&m, &it, "new-copies",
-                         fmt::format("{}: {}{}: {} in B, {} in A ({} per run)", m.b_name, it.what, at(it),
-                                     b->count, before, HumanBytes(b->bytes))});
-      }
-      if (gates.fail_on_new_out_of_place && it.kind == DiffKind::kUpdate) {
-        auto bad = [](const std::string& v) { return v == "out-of-place" || v == "in-place-on-copy"; };
-        if (bad(b->state) && (!a || !bad(a->state)))
-          out.push_back({&m, &it, "new-out-of-place",
-                         fmt::format("{}: {}{} is {} in B, {} in A", m.b_name, it.what, at(it), b->state,
-                                     a ? a->state : std::string("absent"))});
-      }
-      if (gates.fail_on_more_bytes_per_iteration && it.kind == DiffKind::kLoop && b->bytes) {
-        int64_t before = a ? a->bytes.value_or(0) : 0;
-        int64_t more = *b->bytes - before;
-        if (more > 0 && more >= std::max<int64_t>(gates.min_bytes, 1) &&
-            static_cast<double>(*b->bytes) > static_cast<double>(before) * 1.01)
-          out.push_back(
-              {&m, &it, "more-bytes-per-iteration",
-               fmt::format("{}: loop{} copies and rewrites {} per iteration in B, {} in A", m.b_name, at(it),
-                           HumanBytes(b->bytes), a ? HumanBytes(a->bytes) : std::string("none"))});
-      }
+    if (!used_b[j]) {
+      r.only_in_b.push_back(Unpaired(mb[j]));
+      DocModule nothing;
+      nothing.name = mb[j].name;
+      nothing.entry_signature = mb[j].entry_signature;
+      r.new_modules.push_back(DiffModules(nothing, mb[j], filter));
     }
-  }
-  return out;
+  return r;
 }
 
 }  // namespace hloscope

@@ -1,0 +1,117 @@
+// A check document as data: what `hloscope check --format json` writes,
+// read back (report/check_document_reader.h is the inverse of the JSON
+// model) into typed fields — enums for every closed set, names and source
+// text as plain strings (they are what the document holds; there is no IR
+// behind a saved baseline). `diff` compares two of these
+// (analysis/check_diff.h) and the gate policy judges their findings with
+// the rules it judges a live check with (analysis/policy.h).
+//
+// Every field may be missing in a hand-edited or older baseline: missing
+// reads as unknown (nullopt), never as an error.
+#ifndef HLOSCOPE_ANALYSIS_CHECK_DOCUMENT_H_
+#define HLOSCOPE_ANALYSIS_CHECK_DOCUMENT_H_
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hloscope/analysis/cause_catalog.h"
+#include "hloscope/analysis/execution_counts.h"
+#include "hloscope/analysis/findings.h"
+
+namespace hloscope {
+
+struct DocSource {
+  std::string text;  // "train.py:42" as the document shows it
+  std::string file;
+  int64_t line = 0;
+  std::string function;
+  std::string op_name;
+};
+
+struct DocCopy {
+  std::string instruction, computation;
+  std::optional<CopyKind> kind;
+  std::string kind_text;  // as written (a newer kind this reader does not know)
+  std::string shape;
+  std::optional<int64_t> bytes, executions, total_bytes;
+  bool minor = false;  // scalar copies and small prefetches
+  size_t loop_depth = 0;
+  std::optional<CopyCause> cause;
+  std::string cause_text;  // as written
+  std::optional<DocSource> source;
+};
+
+struct DocUpdate {
+  std::string instruction, computation, opcode;
+  bool fused = false;
+  std::optional<UpdateVerdict> verdict;
+  std::string verdict_text;  // as written
+  std::optional<bool> confirmed;
+  bool full_rewrite = false;
+  std::optional<int64_t> bytes_written, executions, buffer_bytes;
+  size_t loop_depth = 0;
+  std::string runs_on;  // the copy it runs on (instruction), if any
+  std::optional<DocSource> source;
+};
+
+struct DocScaling {
+  std::optional<LoopScaling::Kind> kind;
+  std::optional<int64_t> carry;
+  std::string shape;
+  std::optional<int64_t> bytes;
+  bool grows_with_buffer = false;
+  std::optional<bool> confirmed;  // the rewrite claim, by XLA's buffer assignment
+  std::string rewritten_by;       // instruction
+};
+
+struct DocLoop {
+  std::string instruction, computation;
+  std::optional<int64_t> trip_count;
+  std::optional<TripCountSource> trip_count_source;
+  std::string trip_count_source_text;
+  std::optional<int64_t> executions, copy_bytes_per_iteration, rewrite_bytes_per_iteration;
+  size_t loop_depth = 0;
+  std::vector<DocScaling> scaling;
+  std::optional<DocSource> source;
+};
+
+struct DocParameter {
+  std::optional<int64_t> number;
+  std::string name, shape;
+  std::optional<int64_t> bytes;
+  bool donated = false;
+  bool copied = false;
+  std::vector<std::pair<std::string, std::string>> copies;  // (instruction, computation)
+};
+
+struct DocKernel {
+  std::string instruction, kind, shape;
+  std::vector<std::string> opcodes;  // sorted
+  std::optional<int64_t> bytes_read, bytes_written, bytes_per_call, executions;
+  size_t loop_depth = 0;
+  std::optional<DocSource> source;
+};
+
+struct DocModule {
+  std::string name, entry, path, entry_signature;
+  std::vector<DocParameter> parameters;
+  std::vector<DocCopy> copies;
+  std::vector<DocUpdate> updates;
+  std::vector<DocLoop> loops;
+  std::vector<DocKernel> kernels;
+  bool has_kernels = false;  // written with --kernels
+
+  // The copy named `instruction` in `computation` (an update's runs_on).
+  const DocCopy* FindCopy(const std::string& instruction) const;
+};
+
+struct CheckDocument {
+  std::vector<DocModule> modules;
+};
+
+}  // namespace hloscope
+
+#endif  // HLOSCOPE_ANALYSIS_CHECK_DOCUMENT_H_
