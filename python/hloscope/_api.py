@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import sys
 import tempfile
@@ -14,10 +13,6 @@ from ._report import Report
 
 __all__ = ["analyze", "inspect"]
 
-# XLA's --xla_dump_to names: module_0002.jit_f.cpu_after_optimizations.txt and
-# module_0002.jit_f.cpu_after_optimizations-buffer-assignment.txt (GPU:
-# ...sm_9.0_gpu_after_optimizations.txt).
-_AFTER_OPT = re.compile(r"^module_\d+\..+after_optimizations\.txt$")
 
 
 def _report(engine: "_C.Session", notes=()) -> Report:
@@ -179,7 +174,8 @@ def _find_dump(folder: str) -> "Optional[tuple[str, Optional[str]]]":
         return None
     candidates = []
     for n in names:
-        if not _AFTER_OPT.match(n):
+        # XLA's naming is the engine's to know (parser/dump_naming.h).
+        if not _C.is_optimized_dump_name(n):
             continue
         path = os.path.join(folder, n)
         ba = _C.find_buffer_assignment_beside(path)

@@ -130,6 +130,11 @@ class Session:
     def buffer_assignment_path(self) -> str:
         """The dump the verdicts are checked against, or ''."""
 
+    def notes(self) -> list[str]:
+        """
+        What to know about how the report was made (app/session.h notes), one sentence each.
+        """
+
     def check_json(self, scope: str = '', kernels: bool = False) -> str:
         """What `hloscope check --format json [--scope S] [--kernels]` prints."""
 
@@ -176,6 +181,11 @@ def diff(a_json: str, b_json: str, a_name: str = 'A', b_name: str = 'B', gates: 
 
 def run_cli(args: Sequence[str]) -> tuple[int, str, str]:
     """Run `hloscope ARGS...` in-process: (exit code, stdout, stderr)."""
+
+def is_optimized_dump_name(file_name: str) -> bool:
+    """
+    True if `file_name` is an optimized module's HLO as XLA's --xla_dump_to names it (parser/dump_naming.h).
+    """
 
 def find_buffer_assignment_beside(hlo_path: str) -> str | None:
     """

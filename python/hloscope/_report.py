@@ -129,8 +129,10 @@ class Report:
 
     @classmethod
     def _from_engine(cls, engine: Any, notes: Iterable[str] = ()) -> "Report":
-        return cls.from_json(engine.check_json(), rendered_text=engine.check_text(), notes=notes,
-                             _engine=engine)
+        # The engine's notes (the one channel the CLI prints with "hloscope: note: ")
+        # after the ones of how Python made the report.
+        json_text, text = engine.check_json(), engine.check_text()
+        return cls.from_json(json_text, rendered_text=text, notes=[*notes, *engine.notes()], _engine=engine)
 
     def __getstate__(self) -> dict:
         # The C++ engine does not pickle: the kernels are listed now and

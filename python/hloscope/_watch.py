@@ -27,7 +27,6 @@ so there is nothing to check; summary() counts the latter.
 """
 from __future__ import annotations
 
-import glob
 import os
 import shutil
 import sys
@@ -114,10 +113,11 @@ class Watcher:
 
     def _scan(self) -> None:
         from ._api import analyze
-        for path in sorted(glob.glob(os.path.join(self._dir, "*after_optimizations.txt"))):
-            name = os.path.basename(path)
-            if name in self._seen:
+        for name in sorted(os.listdir(self._dir)):
+            # XLA's naming is the engine's to know (parser/dump_naming.h).
+            if name in self._seen or not _C.is_optimized_dump_name(name):
                 continue
+            path = os.path.join(self._dir, name)
             self._seen.add(name)
             self._checked(name, analyze(path))
 

@@ -35,6 +35,7 @@
 #include "hloscope/app/cli.h"
 #include "hloscope/app/commands.h"
 #include "hloscope/app/session.h"
+#include "hloscope/parser/dump_naming.h"
 #include "hloscope/report/check_document_reader.h"
 #include "hloscope/report/json_model.h"
 #include "hloscope/report/render_diff.h"
@@ -140,6 +141,15 @@ class PySession {
     return out;
   }
   std::string buffer_assignment_path() const { return Safe(s_->buffer_assignment_path()); }
+
+  // The session's notes (the one warning channel), worded.
+  std::vector<std::string> notes() {
+    nb::gil_scoped_release release;
+    std::lock_guard lock(*mu_);
+    std::vector<std::string> out;
+    for (const hloscope::SessionNote& n : s_->Notes()) out.push_back(Safe(hloscope::NoteText(n)));
+    return out;
+  }
 
   std::string check_json(const std::string& scope, bool kernels) {
     nb::gil_scoped_release release;
@@ -373,6 +383,8 @@ NB_MODULE(_hloscope, m) {
       .def("module_names", &PySession::module_names, "Names of the modules, in order.")
       .def_prop_ro("buffer_assignment_path", &PySession::buffer_assignment_path,
                    "The dump the verdicts are checked against, or ''.")
+      .def("notes", &PySession::notes,
+           "What to know about how the report was made (app/session.h notes), one sentence each.")
       .def("check_json", &PySession::check_json, "scope"_a = "", "kernels"_a = false,
            "What `hloscope check --format json [--scope S] [--kernels]` prints.")
       .def("check_text", &PySession::check_text, "filter"_a = hloscope::FindingFilter(),
@@ -434,6 +446,11 @@ NB_MODULE(_hloscope, m) {
       "filter"_a = hloscope::FindingFilter(),
       "`hloscope diff` of two check documents: (text, JSON document, regressions of the gates asked for).");
   m.def("run_cli", &RunCli, "args"_a, "Run `hloscope ARGS...` in-process: (exit code, stdout, stderr).");
+  m.def(
+      "is_optimized_dump_name",
+      [](const std::string& file_name) { return hloscope::IsOptimizedDumpName(file_name); }, "file_name"_a,
+      "True if `file_name` is an optimized module's HLO as XLA's --xla_dump_to names it "
+      "(parser/dump_naming.h).");
   m.def(
       "find_buffer_assignment_beside",
       [](const std::string& hlo_path) { return hloscope::FindBufferAssignmentBeside(hlo_path); },

@@ -69,6 +69,8 @@ std::string_view CauseFamilyName(CauseFamily family) {
       return "parameter";
     case CauseFamily::kShared:
       return "shared";
+    case CauseFamily::kStaged:
+      return "staged";
     case CauseFamily::kRead:
       return "read";
     case CauseFamily::kCarry:

@@ -178,6 +178,67 @@ std::optional<Match> SharedByCarries(const Evidence& e) {
   return Match{CauseRule::kSharedByCarries, std::move(f), {}};
 }
 
+int64_t MemorySpaceOf(const Shape* s) { return s && s->layout ? s->layout->memory_space : 0; }
+
+// The move (a copy site between memory spaces) in `comp` that the value `v`
+// was written on: back through the in-place updates that wrote it (a DUS,
+// a fusion's in-place pair), without leaving the computation.
+const CopySite* MoveUnder(const CheckContext& ctx, HloPosition v) {
+  for (int step = 0; step < 16 && v.instruction; ++step) {
+    v = DefiningPosition(v.instruction, v.index);
+    if (const CopySite* c = ctx.CopyAt(v))
+      return ClassifyCopy(*c->src_shape, *c->dest_shape) == CopyClass::kMemorySpaceMove ? c : nullptr;
+    const InPlacePair* pair = nullptr;
+    for (const InPlacePair& p : ctx.PairsOf(v.instruction))
+      if (p.output_index == v.index) pair = &p;
+    if (!pair || pair->operand_number >= v.instruction->operand_count()) return nullptr;
+    v = {v.instruction->operand(pair->operand_number), pair->operand_index};
+  }
+  return nullptr;
+}
+
+// A loop carry staged through another memory space every iteration (TPU's
+// memory-space assignment): the body moves carry j's buffer (its parameter
+// element) into memory space n, updates it there in place, and moves the
+// result back into carry j. Both moves get the rule; no reader forces them,
+// so the read rules must not claim the move in.
+std::optional<Match> StagedCarry(const Evidence& e) {
+  if (e.copy.copy_class != CopyClass::kMemorySpaceMove || e.role != ComputationRole::kWhileBody)
+    return std::nullopt;
+  const HloInstruction* root = e.comp->root_instruction();
+  if (root->opcode() != HloOpcode::kTuple || e.comp->callers().empty()) return std::nullopt;
+  auto carry_param = [&](const HloPosition& v) -> std::optional<int64_t> {
+    if (v.instruction && v.instruction->opcode() == HloOpcode::kParameter &&
+        v.instruction->parent() == e.comp && v.index.size() == 1)
+      return v.index[0];
+    return std::nullopt;
+  };
+  StagedCarryFacts f;
+  f.loop = e.comp->callers()[0];
+  for (int64_t j = 0; j < root->operand_count(); ++j) {
+    HloPosition back = DefiningPosition(root->operand(j), {});
+    const CopySite* move_back = e.ctx.CopyAt(back);
+    if (move_back &&
+        ClassifyCopy(*move_back->src_shape, *move_back->dest_shape) != CopyClass::kMemorySpaceMove)
+      move_back = nullptr;
+    if (!move_back) continue;
+    // The move back's value was written on a move in of carry j.
+    const CopySite* move_in = MoveUnder(e.ctx, {move_back->source, move_back->source_index});
+    if (!move_in || carry_param(DefiningPosition(move_in->source, move_in->source_index)) != j) continue;
+    if (move_back->copy == e.me)
+      f.other = move_in->copy;
+    else if (move_in->copy == e.me)
+      f.other = move_back->copy;
+    else
+      continue;
+    f.carry = j;
+    f.home = MemorySpaceOf(move_in->src_shape);
+    f.stage = MemorySpaceOf(move_in->dest_shape);
+    return Match{CauseRule::kCarryStaged, std::move(f), {}};
+  }
+  return std::nullopt;
+}
+
 // A carry the body passes through unchanged (its root holds the body
 // parameter's element): the loop itself still needs the old value for its
 // next iteration.
@@ -284,8 +345,6 @@ std::optional<Match> Output(const Evidence& e) {
   return std::nullopt;
 }
 
-int64_t MemorySpaceOf(const Shape* s) { return s && s->layout ? s->layout->memory_space : 0; }
-
 std::optional<Match> LayoutChange(const Evidence& e) {
   if (e.copy.copy_class != CopyClass::kLayoutChange) return std::nullopt;
   return Match{CauseRule::kLayoutChange, LayoutFacts{}, {}};
@@ -310,6 +369,8 @@ Matcher MatcherOf(CauseFamily family) {
       return &EntryParameter;
     case CauseFamily::kShared:
       return &SharedByCarries;
+    case CauseFamily::kStaged:
+      return &StagedCarry;
     case CauseFamily::kRead:
       return &ReadAfterUpdate;
     case CauseFamily::kCarry:

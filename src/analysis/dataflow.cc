@@ -161,51 +161,80 @@ class ForwardWalk {
   std::set<std::pair<const HloInstruction*, ShapeIndex>> seen_;
 };
 
+// What a walk follows: the value (its readers: a while reads the value it
+// starts, and its result is another value), or the buffer (where the same
+// memory goes: a while's init and result share one buffer).
+enum class Follow : uint8_t { kValue, kBuffer };
+
+// The one forwarding step of every forward walk: where the value at
+// `index` of operand k of `user` goes next, and whether `user` reads it
+// there (a use). Forwarding ops pass it on unchanged (bitcast,
+// opt-barrier), tuples nest it, get-tuple-element unnests it, copy-done
+// passes on element {0} of its copy-start, a call hands it to the callee's
+// parameter; under kBuffer a while passes its init on to its result.
+struct Step {
+  std::vector<HloPosition> next;
+  bool use = false;
+};
+
+Step ForwardStep(const HloInstruction* user, int64_t k, const ShapeIndex& index, Follow follow) {
+  Step step;
+  switch (user->opcode()) {
+    case HloOpcode::kTuple: {
+      ShapeIndex sub = index;
+      sub.insert(sub.begin(), k);
+      step.next.push_back({user, sub});
+      break;
+    }
+    case HloOpcode::kGetTupleElement:
+      if (!index.empty() && index.front() == user->tuple_index())
+        step.next.push_back({user, ShapeIndex(index.begin() + 1, index.end())});
+      else if (index.empty())
+        step.use = true;  // the whole tuple is read
+      break;
+    case HloOpcode::kBitcast:
+    case HloOpcode::kOptimizationBarrier:
+      step.next.push_back({user, index});
+      break;
+    case HloOpcode::kCopyDone:
+      // copy-done forwards element {0} of its copy-start (DefiningPosition);
+      // the tuple itself and its other elements are read by it.
+      if (!index.empty() && index.front() == 0)
+        step.next.push_back({user, ShapeIndex(index.begin() + 1, index.end())});
+      else
+        step.use = true;
+      break;
+    case HloOpcode::kCall: {
+      HloComputation* callee = user->called(CallRole::kToApply);
+      const HloInstruction* param = callee ? callee->parameter(k) : nullptr;
+      if (param)
+        step.next.push_back({param, index});
+      else
+        step.use = true;
+      break;
+    }
+    case HloOpcode::kWhile:
+      if (follow == Follow::kBuffer)
+        step.next.push_back({user, index});
+      else
+        step.use = true;
+      break;
+    default:
+      step.use = true;
+  }
+  return step;
+}
+
 void CollectUses(const HloInstruction* instr, const ShapeIndex& index, std::vector<HloUse>* uses, int depth,
                  ForwardWalk* walk) {
   if (!walk->Enter(instr, index, depth)) return;
   for (const HloInstruction* user : instr->users()) {
     for (int64_t k = 0; k < user->operand_count(); ++k) {
       if (user->operand(k) != instr) continue;
-      switch (user->opcode()) {
-        case HloOpcode::kTuple: {
-          ShapeIndex sub = index;
-          sub.insert(sub.begin(), k);
-          CollectUses(user, sub, uses, depth + 1, walk);
-          break;
-        }
-        case HloOpcode::kGetTupleElement:
-          if (!index.empty() && index.front() == user->tuple_index()) {
-            ShapeIndex sub(index.begin() + 1, index.end());
-            CollectUses(user, sub, uses, depth + 1, walk);
-          } else if (index.empty()) {
-            uses->push_back({user, k, index});
-          }
-          break;
-        case HloOpcode::kBitcast:
-        case HloOpcode::kOptimizationBarrier:
-          CollectUses(user, index, uses, depth + 1, walk);
-          break;
-        case HloOpcode::kCopyDone:
-          // copy-done forwards element {0} of its copy-start (DefiningPosition);
-          // the tuple itself and its other elements are read by it.
-          if (!index.empty() && index.front() == 0)
-            CollectUses(user, ShapeIndex(index.begin() + 1, index.end()), uses, depth + 1, walk);
-          else
-            uses->push_back({user, k, index});
-          break;
-        case HloOpcode::kCall: {
-          HloComputation* callee = user->called(CallRole::kToApply);
-          const HloInstruction* param = callee ? callee->parameter(k) : nullptr;
-          if (param)
-            CollectUses(param, index, uses, depth + 1, walk);
-          else
-            uses->push_back({user, k, index});
-          break;
-        }
-        default:
-          uses->push_back({user, k, index});
-      }
+      Step step = ForwardStep(user, k, index, Follow::kValue);
+      if (step.use) uses->push_back({user, k, index});
+      for (const HloPosition& next : step.next)
+        CollectUses(next.instruction, next.index, uses, depth + 1, walk);
     }
   }
 }
@@ -238,34 +267,8 @@ bool Reaches(const HloInstruction* instr, const ShapeIndex& index, std::vector<S
   for (const HloInstruction* user : instr->users()) {
     for (int64_t k = 0; k < user->operand_count(); ++k) {
       if (user->operand(k) != instr) continue;
-      switch (user->opcode()) {
-        case HloOpcode::kTuple: {
-          ShapeIndex sub = index;
-          sub.insert(sub.begin(), k);
-          found |= Reaches(user, sub, outputs, depth + 1, walk);
-          break;
-        }
-        case HloOpcode::kGetTupleElement:
-          if (!index.empty() && index.front() == user->tuple_index())
-            found |= Reaches(user, ShapeIndex(index.begin() + 1, index.end()), outputs, depth + 1, walk);
-          break;
-        case HloOpcode::kBitcast:
-        case HloOpcode::kWhile:  // init and result share one buffer
-          found |= Reaches(user, index, outputs, depth + 1, walk);
-          break;
-        case HloOpcode::kCopyDone:
-          if (!index.empty() && index.front() == 0)
-            found |= Reaches(user, ShapeIndex(index.begin() + 1, index.end()), outputs, depth + 1, walk);
-          break;
-        case HloOpcode::kCall: {
-          HloComputation* callee = user->called(CallRole::kToApply);
-          const HloInstruction* param = callee ? callee->parameter(k) : nullptr;
-          if (param) found |= Reaches(param, index, outputs, depth + 1, walk);
-          break;
-        }
-        default:
-          break;
-      }
+      for (const HloPosition& next : ForwardStep(user, k, index, Follow::kBuffer).next)
+        found |= Reaches(next.instruction, next.index, outputs, depth + 1, walk);
     }
   }
   return found;

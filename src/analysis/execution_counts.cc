@@ -1,8 +1,8 @@
 #include "hloscope/analysis/execution_counts.h"
 
 #include <charconv>
-#include <nlohmann/json.hpp>
 
+#include "hloscope/analysis/backend_config.h"
 #include "hloscope/analysis/call_graph.h"
 #include "hloscope/support/saturating.h"
 
@@ -14,23 +14,6 @@ std::optional<int64_t> ParseIntText(std::string_view s) {
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
   return v;
-}
-
-// known_trip_count from backend_config (raw JSON, or a quoted string holding
-// JSON in older printers). int64 fields are JSON strings ("n":"10").
-std::optional<int64_t> KnownTripCount(const HloInstruction& w) {
-  std::optional<std::string_view> cfg = w.backend_config();
-  if (!cfg || cfg->find("known_trip_count") == std::string_view::npos) return std::nullopt;
-  std::string text(*cfg);
-  try {
-    nlohmann::json j = nlohmann::json::parse(text);
-    if (j.is_string()) j = nlohmann::json::parse(j.get<std::string>());
-    const nlohmann::json& n = j.at("known_trip_count").at("n");
-    int64_t v = n.is_string() ? std::stoll(n.get<std::string>()) : n.get<int64_t>();
-    return v < 0 ? 0 : v;  // the annotator does not check max >= min
-  } catch (...) {
-    return std::nullopt;
-  }
 }
 
 // A scalar integer constant, looking through copies, bitcasts, converts and

@@ -4,9 +4,9 @@
 
 #include <algorithm>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <set>
 
+#include "hloscope/analysis/backend_config.h"
 #include "hloscope/analysis/call_graph.h"
 #include "hloscope/analysis/kernel_traffic.h"
 #include "hloscope/analysis/scope_filter.h"
@@ -26,24 +26,6 @@ void KernelComputations(const HloComputation* comp, std::vector<const HloComputa
 }
 
 }  // namespace
-
-std::string FusionBackendKind(const HloInstruction& fusion) {
-  std::optional<std::string_view> raw = fusion.backend_config();
-  if (!raw || raw->empty()) return "";
-  std::string text(*raw);
-  if (text.size() >= 2 && text.front() == '"' && text.back() == '"')
-    text = CUnescape(std::string_view(text).substr(1, text.size() - 2));
-  nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (!j.is_object()) return "";
-  // GPU: fusion_backend_config.kind; CPU: fusion_config.kind.
-  for (const char* key : {"fusion_backend_config", "fusion_config"}) {
-    auto cfg = j.find(key);
-    if (cfg == j.end() || !cfg->is_object()) continue;
-    auto kind = cfg->find("kind");
-    if (kind != cfg->end() && kind->is_string()) return kind->get<std::string>();
-  }
-  return "";
-}
 
 bool IsInterestingFusedOpcode(HloOpcode opcode) {
   switch (opcode) {

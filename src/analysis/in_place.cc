@@ -2,8 +2,8 @@
 
 #include <cctype>
 #include <charconv>
-#include <nlohmann/json.hpp>
 
+#include "hloscope/analysis/backend_config.h"
 #include "hloscope/ir/computation.h"
 #include "hloscope/support/saturating.h"
 
@@ -122,8 +122,7 @@ std::vector<InPlacePair> DefaultPairs(const HloInstruction& instr) {
       break;
     }
     case HloOpcode::kAllReduceStart: {
-      std::optional<std::string_view> cfg = instr.backend_config();
-      if (cfg && cfg->find("nvshmem") != std::string_view::npos) break;
+      if (UsesNvshmem(instr)) break;
       if (instr.operand_count() == 1)
         pairs.push_back({0, {}, {}});
       else
@@ -194,10 +193,8 @@ void DiscoverFusionPairs(const HloInstruction& fusion, const HloInstruction* nod
 // tuple-operand) cases only, anything else yields nothing.
 std::vector<InPlacePair> ParseAliasingOperands(const HloInstruction& instr) {
   std::vector<InPlacePair> pairs;
-  std::optional<std::string_view> cfg = instr.backend_config();
-  if (!cfg || cfg->find("\"aliasing_operands\"") == std::string_view::npos ||
-      cfg->find("\"indices\"") == std::string_view::npos)
-    return pairs;
+  std::vector<std::vector<int64_t>> lists = AliasingOperandLists(instr);
+  if (lists.empty()) return pairs;
   for (const HloInstruction* o : instr.operands())
     if (o->shape().IsTuple()) return pairs;
   const Shape& out = instr.shape();
@@ -206,26 +203,19 @@ std::vector<InPlacePair> ParseAliasingOperands(const HloInstruction& instr) {
   if (out.IsTuple())
     for (const Shape* e : out.tuple_shapes)
       if (e->IsTuple()) return pairs;
-  try {
-    nlohmann::json j = nlohmann::json::parse(std::string(*cfg));
-    if (j.is_string()) j = nlohmann::json::parse(j.get<std::string>());
-    for (const nlohmann::json& group : j.at("aliasing_operands").at("lists")) {
-      std::vector<int64_t> operands, outputs;
-      for (const nlohmann::json& v : group.at("indices")) {
-        int64_t k = v.is_string() ? std::stoll(v.get<std::string>()) : v.get<int64_t>();
-        if (k >= 0 && k < n)
-          operands.push_back(k);
-        else if (k >= n && k - n < leaves)
-          outputs.push_back(k - n);
-      }
-      for (int64_t o : operands)
-        for (int64_t leaf : outputs) {
-          InPlacePair p{o, {}, out.IsTuple() ? ShapeIndex{leaf} : ShapeIndex{}, nullptr, true};
-          pairs.push_back(p);
-        }
+  for (const std::vector<int64_t>& group : lists) {
+    std::vector<int64_t> operands, outputs;
+    for (int64_t k : group) {
+      if (k >= 0 && k < n)
+        operands.push_back(k);
+      else if (k >= n && k - n < leaves)
+        outputs.push_back(k - n);
     }
-  } catch (...) {
-    return {};
+    for (int64_t o : operands)
+      for (int64_t leaf : outputs) {
+        InPlacePair p{o, {}, out.IsTuple() ? ShapeIndex{leaf} : ShapeIndex{}, nullptr, true};
+        pairs.push_back(p);
+      }
   }
   return pairs;
 }

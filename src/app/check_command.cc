@@ -1,3 +1,5 @@
+#include <algorithm>
+
 #include "hloscope/analysis/scope_filter.h"
 #include "hloscope/app/commands.h"
 #include "hloscope/report/wording.h"
@@ -15,6 +17,15 @@ ScopedChecks::ScopedChecks(Session& session, const std::string& scope) {
     FilterFindingsByScope(&filtered_.back(), scope);
   }
   for (const ModuleCheck& c : filtered_) modules_.push_back(&c);
+}
+
+void PrintNotes(const std::vector<SessionNote>& notes, std::ostream& err) {
+  std::vector<SessionNote> printed;
+  for (const SessionNote& n : notes) {
+    if (std::find(printed.begin(), printed.end(), n) != printed.end()) continue;
+    printed.push_back(n);
+    err << kNotePrefix << NoteText(n) << "\n";
+  }
 }
 
 std::vector<FusionSelection> SessionKernels(Session& session, const std::string& scope) {

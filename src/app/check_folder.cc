@@ -90,7 +90,9 @@ int RunCheckFolderCommand(const std::string& folder, const SessionRequest& base,
     for (const auto& s : sessions) all_sessions.push_back(s.get());
     o << ReportHtml(all_sessions, report);
   };
-  return WriteCheckOutput(modules, kernels, request, &titles, out, err, html, listing.str());
+  int code = WriteCheckOutput(modules, kernels, request, &titles, out, err, html, listing.str());
+  for (const auto& s : sessions) PrintNotes(s->Notes(), err);
+  return code;
 }
 
 }  // namespace hloscope

@@ -42,7 +42,8 @@ SessionRequest InputRequest(const CommandLine& l, bool with_buffer_assignment, b
   return r;
 }
 
-// Opens the session for a command, or prints why it cannot.
+// Opens the session for a command, or prints why it cannot; runs the
+// command and prints the session's notes (the one warning channel) after.
 template <typename Fn>
 int WithSession(const SessionRequest& request, std::ostream& err, Fn&& fn) {
   Result<std::unique_ptr<Session>> s = Session::Open(request);
@@ -50,7 +51,9 @@ int WithSession(const SessionRequest& request, std::ostream& err, Fn&& fn) {
     err << s.error().Format();
     return kExitError;
   }
-  return fn(**s);
+  int code = fn(**s);
+  PrintNotes((*s)->Notes(), err);
+  return code;
 }
 
 // The gate options of the gate flags; false (with a message) when a name

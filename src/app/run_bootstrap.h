@@ -55,7 +55,7 @@ def _write(executable):
         first = text.split(None, 2)
         name = first[1].rstrip(",") if len(first) > 1 and first[0] == "HloModule" else "module"
         name = "".join(c if c.isalnum() or c in "._-" else "_" for c in name)[:120]
-        path = os.path.join(_DIR, "%d.%04d.%s.after_optimizations.txt" % (os.getpid(), next(_count), name))
+        path = os.path.join(_DIR, "@RUN_HLO_FILE_FORMAT@" % (os.getpid(), next(_count), name))
         with open(path + ".part", "w", encoding="utf-8") as f:
             f.write(text)
         os.replace(path + ".part", path)

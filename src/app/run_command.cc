@@ -20,6 +20,7 @@
 #include <thread>
 
 #include "hloscope/app/commands.h"
+#include "hloscope/parser/dump_naming.h"
 #include "hloscope/report/wording.h"
 #include "hloscope/support/human_bytes.h"
 #include "run_bootstrap.h"
@@ -89,13 +90,13 @@ class DumpWatcher {
     std::vector<fs::path> ready;
     for (fs::directory_iterator it(dir_, ec), end; !ec && it != end; it.increment(ec)) {
       std::string name = it->path().filename().string();
-      if (!name.ends_with("after_optimizations.txt") || done_.count(name)) continue;
+      if (!IsOptimizedDumpName(name) || done_.count(name)) continue;
       // Without dumps the program's bootstrap renames each file into place whole.
       if (!request_.buffer_assignment) {
         ready.push_back(it->path());
         continue;
       }
-      fs::path ba = dir_ / (name.substr(0, name.size() - 4) + "-buffer-assignment.txt");
+      fs::path ba = BufferAssignmentPathsFor(it->path().string()).front();
       std::error_code e1, e2;
       uintmax_t hlo_size = fs::file_size(it->path(), e1);
       uintmax_t ba_size = fs::file_size(ba, e2);
@@ -224,7 +225,11 @@ bool WriteBootstrap(const fs::path& boot, std::ostream& err) {
   std::error_code ec;
   fs::create_directories(boot / "sync", ec);
   std::ofstream f(boot / "sitecustomize.py", std::ios::binary | std::ios::trunc);
-  f << kRunBootstrap;
+  // The name the program gives each module's HLO (parser/dump_naming.h).
+  std::string text(kRunBootstrap);
+  constexpr std::string_view kFormat = "@RUN_HLO_FILE_FORMAT@";
+  text.replace(text.find(kFormat), kFormat.size(), kRunHloFileFormat);
+  f << text;
   f.close();
   if (ec || !f) {
     err << fmt::format("hloscope run: cannot write {}\n", Shown((boot / "sitecustomize.py").string()));

@@ -52,6 +52,9 @@ Result<std::unique_ptr<Session>> Session::Open(SessionRequest request) {
     if (s->ba_ && s->group_.modules.size() == 1) {
       s->applied_path_ = ba_path;
       s->check_options_.buffer_assignment = &*s->ba_;
+    } else if (s->ba_) {
+      s->notes_.push_back({SessionNote::Kind::kBufferAssignmentNotApplied, ba_path,
+                           static_cast<int64_t>(s->group_.modules.size()), ""});
     }
   }
   // XLA:GPU's thunks: like the buffer assignment, one module's.
@@ -65,11 +68,23 @@ Result<std::unique_ptr<Session>> Session::Open(SessionRequest request) {
     if (s->group_.modules.size() == 1) {
       s->check_options_.thunk_metadata = &*s->thunks_;
       s->check_options_.thunk_metadata_path = thunk_path;
+    } else {
+      s->notes_.push_back({SessionNote::Kind::kThunkMetadataNotApplied, thunk_path,
+                           static_cast<int64_t>(s->group_.modules.size()), ""});
     }
   }
   s->check_options_.source = request.source;
   s->analyses_.resize(s->group_.modules.size());
   return s;
+}
+
+std::vector<SessionNote> Session::Notes() const {
+  std::vector<SessionNote> out = notes_;
+  for (const auto& a : analyses_)
+    if (a && a->check.buffer_assignment_mismatch)
+      out.push_back({SessionNote::Kind::kBufferAssignmentForeign, a->check.buffer_assignment_path, 0,
+                     *a->check.buffer_assignment_mismatch});
+  return out;
 }
 
 std::vector<const HloModule*> Session::modules() const {

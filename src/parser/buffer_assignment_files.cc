@@ -4,6 +4,7 @@
 #include <system_error>
 
 #include "hloscope/parser/buffer_assignment.h"
+#include "hloscope/parser/dump_naming.h"
 #include "hloscope/support/input_file.h"
 
 namespace hloscope {
@@ -16,21 +17,9 @@ Result<BufferAssignment> ReadBufferAssignmentFile(const std::string& path, const
 }
 
 std::optional<std::string> FindBufferAssignmentBeside(const std::string& hlo_path) {
-  namespace fs = std::filesystem;
-  auto is_file = [](const fs::path& p) {
+  for (const std::string& candidate : BufferAssignmentPathsFor(hlo_path)) {
     std::error_code ec;
-    return fs::is_regular_file(p, ec);
-  };
-  constexpr std::string_view kTxt = ".txt";
-  if (std::string_view(hlo_path).ends_with(kTxt)) {
-    std::string candidate = hlo_path.substr(0, hlo_path.size() - kTxt.size()) + "-buffer-assignment.txt";
-    if (is_file(candidate)) return candidate;
-  }
-  fs::path p(hlo_path);
-  std::string name = p.filename().string();
-  if (name == "module.hlo.txt" || name == "as_text.hlo.txt") {
-    fs::path candidate = p.parent_path() / "buffer-assignment.txt";
-    if (is_file(candidate)) return candidate.string();
+    if (std::filesystem::is_regular_file(candidate, ec)) return candidate;
   }
   return std::nullopt;
 }

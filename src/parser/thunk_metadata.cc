@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <system_error>
 
+#include "hloscope/parser/dump_naming.h"
 #include "hloscope/support/diagnostic.h"
 
 namespace hloscope {
@@ -184,27 +185,9 @@ Result<ThunkMetadata> ReadThunkMetadataFile(const std::string& path, const Input
 }
 
 std::optional<std::string> FindThunkMetadataBeside(const std::string& hlo_path) {
-  namespace fs = std::filesystem;
-  auto is_file = [](const fs::path& p) {
+  for (const std::string& candidate : ThunkMetadataPathsFor(hlo_path)) {
     std::error_code ec;
-    return fs::is_regular_file(p, ec);
-  };
-  fs::path p(hlo_path);
-  std::string name = p.filename().string();
-  if (name == "module.hlo.txt" || name == "as_text.hlo.txt") {
-    fs::path candidate = p.parent_path() / "thunk_metadata.txt";
-    if (is_file(candidate)) return candidate.string();
-    return std::nullopt;
-  }
-  // module_0001.jit_f.sm_9.0a_gpu_after_optimizations.txt: the thunk dump is
-  // named by the part before the backend's, and the backend's may hold dots
-  // itself (sm_9.0a): the longest prefix that names an existing file wins.
-  constexpr std::string_view kSuffix = "after_optimizations.txt";
-  if (!std::string_view(name).ends_with(kSuffix)) return std::nullopt;
-  for (size_t dot = name.rfind('.', name.size() - kSuffix.size()); dot != std::string::npos && dot > 0;
-       dot = name.rfind('.', dot - 1)) {
-    fs::path candidate = p.parent_path() / (name.substr(0, dot) + ".thunk_metadata.txt");
-    if (is_file(candidate)) return candidate.string();
+    if (std::filesystem::is_regular_file(candidate, ec)) return candidate;
   }
   return std::nullopt;
 }

@@ -111,6 +111,14 @@ struct FamilyWords {
         .Set("loop", Name(f.loop));
     w.Flag("merged", f.merged_initial_value);
   }
+  void operator()(const StagedCarryFacts& f) {
+    w.Set("carry", std::to_string(f.carry))
+        .Set("loop", Name(f.loop))
+        .Set("home", std::to_string(f.home))
+        .Set("stage", std::to_string(f.stage))
+        .Set("other", PositionText(f.other))
+        .Set("per_iteration", HumanBytes(c.bytes));
+  }
   void operator()(const ReadFacts& f) {
     w.Set("loop", Name(f.loop));
     w.Flag("passed_on", f.passed_on_by_enclosing_loop);
@@ -152,7 +160,8 @@ std::string CauseDetail(const CopyFinding& c) {
   // A move that plays a protective copy's role: the cause is the reason the
   // copy exists, the move is how XLA made it (TPU copies a non-donated
   // argument by moving it into S(1) and updating it there).
-  if (c.copy_class == CopyClass::kMemorySpaceMove && c.cause.rule != CauseRule::kMemorySpaceMove)
+  if (c.copy_class == CopyClass::kMemorySpaceMove && c.cause.rule != CauseRule::kMemorySpaceMove &&
+      c.cause.rule != CauseRule::kCarryStaged)
     detail += fmt::format("; XLA makes this copy by moving the buffer {}", MemorySpaceMoveText(c));
   return detail;
 }

@@ -136,6 +136,13 @@ struct CauseFactsJson {
             {"starts", std::move(starts)},
             {"merged_initial_value", f.merged_initial_value}};
   }
+  Json operator()(const StagedCarryFacts& f) const {
+    return {{"loop", RefJson(f.loop)},
+            {"carry", f.carry},
+            {"home_memory_space", f.home},
+            {"stage_memory_space", f.stage},
+            {"other", PositionJson(f.other)}};
+  }
   Json operator()(const ReadFacts& f) const {
     return {{"loop", RefJson(f.loop)}, {"passed_on_by_enclosing_loop", f.passed_on_by_enclosing_loop}};
   }

@@ -469,4 +469,27 @@ std::string LargestCopyLine(const ModuleCheck& m) {
   return "";
 }
 
+// ---------------------------------------------------------------------------
+// Notes
+
+std::string NoteText(const SessionNote& n) {
+  switch (n.kind) {
+    case SessionNote::Kind::kBufferAssignmentNotApplied:
+      return fmt::format(
+          "the buffer assignment {} was not applied: it describes one module and the input holds {}; "
+          "verdicts "
+          "unconfirmed",
+          Shown(n.path), n.count);
+    case SessionNote::Kind::kBufferAssignmentForeign:
+      return fmt::format("the buffer assignment {} was not applied: it describes another module ({})",
+                         Shown(n.path), Shown(n.detail));
+    case SessionNote::Kind::kThunkMetadataNotApplied:
+      return fmt::format("the thunk dump {} was not applied: it describes one module and the input holds {}",
+                         Shown(n.path), n.count);
+    case SessionNote::Kind::kUndecodedAttribute:
+      return fmt::format("{}: {}", Shown(n.path), Shown(n.detail));
+  }
+  return "";
+}
+
 }  // namespace hloscope

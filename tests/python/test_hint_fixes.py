@@ -224,7 +224,10 @@ def test_every_rule_with_a_hint_has_a_case_or_a_reason():
     elsewhere = {"carry-permuted"}  # tests/python/test_collectives.py
     without_program = {"carry-passed-on-live", "output-aliasing", "output-passthrough", "constant-returned",
                        "layout-change", "read-after-loop-init", "output-duplicated"}
-    no_hint = {"memory-space-move", "branch-result", "none"}
+    # carry-staged: TPU's memory-space assignment staging a carry; the
+    # program without the read (replay_row_write_only, the read-after-update
+    # fix) still stages it (tests/fixtures/jax-tpu-v5e*), so no hint is given.
+    no_hint = {"memory-space-move", "branch-result", "carry-staged", "none"}
     with open(os.path.join(REPO, "docs", "schema", "common.schema.json")) as f:
         rules = set(json.load(f)["$defs"]["copy"]["properties"]["cause_rule"]["enum"])
     assert rules - covered - elsewhere - without_program - no_hint == set()

@@ -26,6 +26,8 @@ CausePayload PayloadOf(CauseFamily family) {
       return ParameterFacts{};
     case CauseFamily::kShared:
       return SharedCarriesFacts{};
+    case CauseFamily::kStaged:
+      return StagedCarryFacts{};
     case CauseFamily::kRead:
       return ReadFacts{};
     case CauseFamily::kCarry:

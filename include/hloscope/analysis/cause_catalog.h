@@ -37,6 +37,7 @@ enum class CauseFamily : uint8_t {
   kConstant,     // ConstantFacts
   kParameter,    // ParameterFacts
   kShared,       // SharedCarriesFacts
+  kStaged,       // StagedCarryFacts
   kRead,         // ReadFacts
   kCarry,        // CarryFacts
   kOldValue,     // CarryFacts

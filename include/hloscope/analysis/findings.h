@@ -125,6 +125,17 @@ struct SharedCarriesFacts {
   bool merged_initial_value = false;
 };
 
+// kStaged: a loop carry that memory-space assignment moves into another
+// memory space and back every iteration; `other` is the other move of the
+// pair (the copy finding's position: the move in, or the move back).
+struct StagedCarryFacts {
+  const HloInstruction* loop = nullptr;
+  int64_t carry = 0;
+  int64_t home = 0;   // the carry's memory space
+  int64_t stage = 0;  // where it is updated
+  HloPosition other;
+};
+
 // kRead: the readers are the common `readers`; for kReadAfterLoopInit, the
 // loop the copy becomes the state of, and whether the read is the enclosing
 // loop's body passing the original on.
@@ -163,8 +174,8 @@ struct MemorySpaceFacts {
 };
 
 using CausePayload =
-    std::variant<std::monostate, BranchFacts, ConstantFacts, ParameterFacts, SharedCarriesFacts, ReadFacts,
-                 CarryFacts, OutputFacts, LayoutFacts, MemorySpaceFacts>;
+    std::variant<std::monostate, BranchFacts, ConstantFacts, ParameterFacts, SharedCarriesFacts,
+                 StagedCarryFacts, ReadFacts, CarryFacts, OutputFacts, LayoutFacts, MemorySpaceFacts>;
 
 struct CauseFacts {
   CopyCause cause = CopyCause::kUnknown;

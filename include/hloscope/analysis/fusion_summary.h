@@ -14,6 +14,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "hloscope/analysis/backend_config.h"
 #include "hloscope/analysis/execution_counts.h"
 #include "hloscope/analysis/findings.h"
 #include "hloscope/analysis/kernel_traffic.h"
@@ -22,11 +23,6 @@
 #include "hloscope/ir/module.h"
 
 namespace hloscope {
-
-// The backend's kind for a fusion: backend_config's
-// fusion_backend_config.kind on GPU ("__triton", "__cudnn$fusion", ...),
-// fusion_config.kind on CPU ("__ynn_fusion"); empty if none.
-std::string FusionBackendKind(const HloInstruction& fusion);
 
 // Opcodes worth naming inside a kernel: they move or reshape data, update
 // arrays in place, or do the heavy arithmetic.

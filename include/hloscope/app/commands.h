@@ -50,6 +50,9 @@ class ScopedChecks {
 // --max-*, --update, --line), set by the same flags (app/flags.h) and the
 // same Python keywords.
 
+// Prints notes on `err`, each once, with the one prefix (report/wording.h).
+void PrintNotes(const std::vector<SessionNote>& notes, std::ostream& err);
+
 struct CheckRequest {
   OutputFormat format = OutputFormat::kText;
   FindingFilter filter;

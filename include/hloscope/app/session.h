@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "hloscope/analysis/module_analysis.h"
+#include "hloscope/analysis/session_note.h"
 #include "hloscope/analysis/source_map.h"
 #include "hloscope/parser/buffer_assignment.h"
 #include "hloscope/parser/parser.h"
@@ -71,6 +72,10 @@ class Session {
   std::vector<ModuleAnalysis*> Analyses();
   std::vector<const ModuleCheck*> Checks();
 
+  // The notes of this session (session_note.h): those of opening it, and of
+  // the analyses built so far.
+  std::vector<SessionNote> Notes() const;
+
  private:
   Session() = default;
 
@@ -79,6 +84,7 @@ class Session {
   std::string applied_path_;
   std::optional<ThunkMetadata> thunks_;
   CheckOptions check_options_;
+  std::vector<SessionNote> notes_;
   std::vector<std::unique_ptr<ModuleAnalysis>> analyses_;
 };
 

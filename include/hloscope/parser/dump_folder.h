@@ -2,12 +2,7 @@
 // XLA's file naming, so that `check DIR` and `diff DIR DIR` can check
 // every optimized module with the buffer assignment dumped beside it.
 //
-// XLA names each file module_NNNN.NAME.STAGE.txt (debug_options_flags.cc,
-// dump.cc): NNNN is the module's unique id, NAME its name (jit_f), STAGE
-// `before_optimizations`, `<backend>_after_optimizations` (cpu_,
-// sm_9.0a_gpu_) or `cl_<build>.after_optimizations` (TPU). The same
-// stem with -buffer-assignment.txt, -memory-usage-report.txt, .ll, .o,
-// thunk_sequence.txt … are other dumps of the module, not HLO.
+// XLA's file naming is parser/dump_naming.h's.
 #ifndef HLOSCOPE_PARSER_DUMP_FOLDER_H_
 #define HLOSCOPE_PARSER_DUMP_FOLDER_H_
 
@@ -16,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "hloscope/parser/dump_naming.h"
 #include "hloscope/support/result.h"
 
 namespace hloscope {
@@ -42,9 +38,6 @@ struct DumpFolder {
 
   int64_t optimized_files() const;
 };
-
-// True if `file` (a file name) is XLA's optimized HLO dump of a module.
-bool IsOptimizedDumpName(std::string_view file);
 
 // Lists the folder (not recursively). An unreadable folder is an error;
 // a folder without module dumps is not (`modules` is empty).

@@ -18,6 +18,7 @@
 #include "hloscope/analysis/line_facts.h"
 #include "hloscope/analysis/line_spec.h"
 #include "hloscope/analysis/policy.h"
+#include "hloscope/analysis/session_note.h"
 #include "hloscope/analysis/where_query.h"
 #include "hloscope/report/cause_words.h"
 
@@ -133,6 +134,13 @@ std::string WhereNoteText(const WhereResult& result, const WhereQuery& query);
 // One line per check finding on a kernel ("dynamic-update-slice
 // dynamic-update-slice.2: in-place-on-copy (on copy.7)").
 std::vector<std::string> KernelFindingLines(const FusionSummary& kernel);
+
+// ---------------------------------------------------------------------------
+// Notes (analysis/session_note.h)
+
+// One note, one line (without the "hloscope: note: " prefix).
+std::string NoteText(const SessionNote& note);
+inline constexpr std::string_view kNotePrefix = "hloscope: note: ";
 
 // ---------------------------------------------------------------------------
 // Gates

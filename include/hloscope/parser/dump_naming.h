@@ -1,0 +1,55 @@
+// XLA's naming of the files --xla_dump_to writes, and hloscope's own
+// fixture naming: the one home of both (the dump-folder listing, the
+// buffer-assignment and thunk dumps found beside a module, `hloscope run`,
+// and the Python package through its binding all ask here).
+//
+// XLA names each file module_NNNN.NAME.STAGE.txt (debug_options_flags.cc,
+// dump.cc): NNNN is the module's unique id, NAME its name (jit_f), STAGE
+// `before_optimizations`, `<backend>_after_optimizations` (cpu_,
+// sm_9.0a_gpu_) or `cl_<build>.after_optimizations` (TPU). The same stem
+// with -buffer-assignment.txt, -memory-usage-report.txt, .ll, .o,
+// thunk_sequence.txt … are other dumps of the module, not HLO. XLA:GPU's
+// thunk dump is named by the stem before the backend's part
+// (module_0001.jit_f.thunk_metadata.txt). hloscope's fixtures (and
+// tools/gen_fixtures.py) use module.hlo.txt with buffer-assignment.txt and
+// thunk_metadata.txt beside it.
+#ifndef HLOSCOPE_PARSER_DUMP_NAMING_H_
+#define HLOSCOPE_PARSER_DUMP_NAMING_H_
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace hloscope {
+
+struct DumpFileName {
+  std::string id;      // NNNN as XLA wrote it ("0003")
+  std::string module;  // "jit_f"
+  std::string stage;   // "before_optimizations", "cpu_after_optimizations", …
+  bool optimized = false;
+};
+
+// A whole-module HLO dump's name, split; nullopt for every other file of a
+// dump folder (the buffer assignment, pass-by-pass dumps, LLVM IR, …).
+std::optional<DumpFileName> ParseDumpFileName(std::string_view file);
+// True if `file` (a file name) is an optimized module's HLO: XLA's
+// module_NNNN.NAME.*after_optimizations.txt, or what `hloscope run
+// --no-buffer-assignment` writes (RunHloFileName).
+bool IsOptimizedDumpName(std::string_view file);
+
+// Where the buffer-assignment dump of the HLO file `hlo_path` would be, in
+// the order to try: XLA's X-buffer-assignment.txt, and a fixture's
+// buffer-assignment.txt.
+std::vector<std::string> BufferAssignmentPathsFor(const std::string& hlo_path);
+// Where XLA:GPU's thunk dump of `hlo_path` would be, in the order to try.
+std::vector<std::string> ThunkMetadataPathsFor(const std::string& hlo_path);
+
+// The name `hloscope run --no-buffer-assignment` gives a module's HLO that
+// the program itself writes: PID.NNNN.NAME.after_optimizations.txt (the
+// %-format for its Python bootstrap, and the name for given values).
+inline constexpr std::string_view kRunHloFileFormat = "%d.%04d.%s.after_optimizations.txt";
+
+}  // namespace hloscope
+
+#endif  // HLOSCOPE_PARSER_DUMP_NAMING_H_

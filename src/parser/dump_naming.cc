@@ -1,0 +1,75 @@
+#include "hloscope/parser/dump_naming.h"
+
+#include <algorithm>
+#include <filesystem>
+
+namespace hloscope {
+namespace {
+
+constexpr std::string_view kPrefix = "module_";
+constexpr std::string_view kTxt = ".txt";
+constexpr std::string_view kOptimized = "after_optimizations";
+constexpr std::string_view kOptimizedTxt = "after_optimizations.txt";
+constexpr std::string_view kUnoptimized = "before_optimizations";
+// hloscope's fixtures.
+constexpr std::string_view kFixtureHlo[] = {"module.hlo.txt", "as_text.hlo.txt"};
+
+bool IsFixtureHlo(std::string_view name) {
+  return std::find(std::begin(kFixtureHlo), std::end(kFixtureHlo), name) != std::end(kFixtureHlo);
+}
+
+}  // namespace
+
+std::optional<DumpFileName> ParseDumpFileName(std::string_view file) {
+  if (!file.starts_with(kPrefix) || !file.ends_with(kTxt)) return std::nullopt;
+  std::string_view rest = file.substr(kPrefix.size(), file.size() - kPrefix.size() - kTxt.size());
+  size_t dot = rest.find('.');
+  if (dot == 0 || dot == std::string_view::npos) return std::nullopt;
+  std::string_view digits = rest.substr(0, dot);
+  if (!std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    return std::nullopt;
+  rest.remove_prefix(dot + 1);
+  size_t name_end = rest.find('.');
+  if (name_end == 0 || name_end == std::string_view::npos) return std::nullopt;
+  std::string_view stage = rest.substr(name_end + 1);
+  // Pass-by-pass dumps (--xla_dump_hlo_pass_re: ….0012.pass.after_x.before_y) are not whole stages.
+  if (stage != kUnoptimized && !stage.ends_with(kOptimized)) return std::nullopt;
+  return DumpFileName{std::string(digits), std::string(rest.substr(0, name_end)), std::string(stage),
+                      stage.ends_with(kOptimized)};
+}
+
+bool IsOptimizedDumpName(std::string_view file) {
+  if (std::optional<DumpFileName> d = ParseDumpFileName(file)) return d->optimized;
+  // hloscope run's own: PID.NNNN.NAME.after_optimizations.txt.
+  return file.ends_with(kOptimizedTxt) && !file.starts_with(kPrefix) && file.find('.') < file.size();
+}
+
+std::vector<std::string> BufferAssignmentPathsFor(const std::string& hlo_path) {
+  std::vector<std::string> out;
+  if (std::string_view(hlo_path).ends_with(kTxt))
+    out.push_back(hlo_path.substr(0, hlo_path.size() - kTxt.size()) + "-buffer-assignment.txt");
+  std::filesystem::path p(hlo_path);
+  if (IsFixtureHlo(p.filename().string()))
+    out.push_back((p.parent_path() / "buffer-assignment.txt").string());
+  return out;
+}
+
+std::vector<std::string> ThunkMetadataPathsFor(const std::string& hlo_path) {
+  std::vector<std::string> out;
+  std::filesystem::path p(hlo_path);
+  std::string name = p.filename().string();
+  if (IsFixtureHlo(name)) {
+    out.push_back((p.parent_path() / "thunk_metadata.txt").string());
+    return out;
+  }
+  // module_0001.jit_f.sm_9.0a_gpu_after_optimizations.txt: the thunk dump is
+  // named by the part before the backend's, and the backend's may hold dots
+  // itself (sm_9.0a): the longest prefix first.
+  if (!std::string_view(name).ends_with(kOptimizedTxt)) return out;
+  for (size_t dot = name.rfind('.', name.size() - kOptimizedTxt.size()); dot != std::string::npos && dot > 0;
+       dot = name.rfind('.', dot - 1))
+    out.push_back((p.parent_path() / (name.substr(0, dot) + ".thunk_metadata.txt")).string());
+  return out;
+}
+
+}  // namespace hloscope
