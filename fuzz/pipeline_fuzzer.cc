@@ -26,7 +26,9 @@
 #include "hloscope/analysis/line_spec.h"
 #include "hloscope/app/commands.h"
 #include "hloscope/app/session.h"
+#include "hloscope/report/check_document_reader.h"
 #include "hloscope/report/loop_graph.h"
+#include "hloscope/report/render_diff.h"
 #include "hloscope/support/terminal_text.h"
 
 extern "C" size_t LLVMFuzzerMutate(uint8_t* data, size_t size, size_t max_size);
@@ -104,10 +106,28 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Both("check", [&](OutputFormat f, std::ostream& out, std::ostream& err) {
     hloscope::CheckRequest req;
     req.format = f;
-    req.gates.max_copy_bytes = 100;
-    req.gates.fail_on_out_of_place = true;
+    req.gates.budgets.max_copy_bytes = 100;
+    req.gates.gates = *hloscope::GatesNamed("strict");
     return hloscope::RunCheckCommand(s, req, out, err);
   });
+  {
+    // The check document read back (the inverse of the JSON model) and
+    // diffed against itself and against nothing, with every gate.
+    std::string json = hloscope::CheckJsonText(s.Checks());
+    hloscope::CheckDocument doc = hloscope::ReadCheckDocument(hloscope::Json::parse(json));
+    hloscope::GateOptions gates;
+    gates.gates = *hloscope::GatesNamed("strict");
+    gates.gates.Add(*hloscope::GatesNamed("regressions"));
+    for (const hloscope::CheckDocument& a : {doc, hloscope::CheckDocument{}}) {
+      hloscope::DiffResult diff = hloscope::DiffDocuments(a, doc);
+      std::vector<hloscope::Violation> regressions = hloscope::EvaluateDiffGates(diff, gates, {});
+      if (!a.modules.empty() && !regressions.empty()) std::abort();  // nothing is new against itself
+      std::ostringstream text;
+      hloscope::RenderDiffText(diff, {"A", "B"}, text);
+      CheckText(text.str());
+      CheckJson(hloscope::DiffJsonText(diff, {"A", "B"}, &regressions), "diff");
+    }
+  }
   {
     // SARIF (JSON) and the HTML page: the page escapes every input string,
     // so it passes the terminal filter unchanged too.

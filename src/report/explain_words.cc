@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <map>
 
+#include "hloscope/analysis/jax_op_name.h"
 #include "hloscope/analysis/scope_filter.h"
 #include "hloscope/support/human_bytes.h"
 
@@ -451,6 +452,8 @@ std::vector<std::string> DescribeOpName(std::string_view op_name) {
   if (!jax_parts.empty()) {
     std::vector<std::string> words;
     for (const std::string& p : jax_parts) {
+      // What each is, from its kind (analysis/jax_op_name.h, the one list).
+      std::optional<JaxWrapper> kind = JaxWrapperOf(p);
       if (p == "while")
         words.push_back("while (a lax loop)");
       else if (p == "body")
@@ -459,9 +462,9 @@ std::vector<std::string> DescribeOpName(std::string_view op_name) {
         words.push_back("cond (a loop condition or lax.cond)");
       else if (p.starts_with("branch_"))
         words.push_back(p + " (a branch of lax.cond/switch)");
-      else if (p == "closed_call")
-        words.push_back("closed_call (the function a loop or cond calls)");
-      else if (p == "checkpoint" || p == "remat" || p == "remat2" || p == "rematted_computation")
+      else if (kind == JaxWrapper::kCall && IsCallWrapper(p))
+        words.push_back(p + " (the function a loop or cond calls)");
+      else if (kind == JaxWrapper::kRemat)
         words.push_back(p + " (jax.checkpoint: recomputed in the backward pass)");
       else
         words.push_back(p);

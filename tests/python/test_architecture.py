@@ -122,3 +122,67 @@ def test_cpp_is_formatted():
         pytest.skip("not a git checkout")
     r = subprocess.run([binary, "--dry-run", "--Werror", *files], cwd=REPO, capture_output=True, text=True)
     assert r.returncode == 0, "run: clang-format-14 -i $(git ls-files '*.cc' '*.h')\n" + r.stderr[:3000]
+
+
+def source_files(*patterns):
+    out = []
+    for pattern in patterns:
+        out += glob.glob(os.path.join(REPO, pattern), recursive=True)
+    return sorted(out)
+
+
+def code_lines(path):
+    """(line number, line) without // and # comments (string literals kept)."""
+    with open(path, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            stripped = line.strip()
+            if stripped.startswith("//") or stripped.startswith("#") and not stripped.startswith("#include"):
+                continue
+            yield n, re.sub(r"\s//\s.*$", "", line)  # a trailing comment
+
+
+def offenders(files, patterns, home):
+    found = []
+    for path in files:
+        rel = os.path.relpath(path, REPO)
+        if rel in home:
+            continue
+        for n, line in code_lines(path):
+            for p in patterns:
+                if p.search(line):
+                    found.append(f"{rel}:{n}: {line.strip()}")
+    return found
+
+
+ENGINE = ("src/**/*.cc", "src/**/*.h", "include/**/*.h", "python/src/*.cc")
+
+
+def test_no_format_dispatch_outside_the_one_switch():
+    # Render (report/format.cc) is the only switch on an output format; the
+    # command table lists which formats each command has.
+    patterns = [re.compile(r"(==|!=)\s*OutputFormat::k"), re.compile(r"case OutputFormat::k"),
+                re.compile(r'format\s*==\s*"')]
+    assert offenders(source_files(*ENGINE), patterns, {"src/report/format.cc"}) == []
+
+
+def test_xla_dump_naming_has_one_home():
+    # XLA's file naming is parser/dump_naming.cc's; the Python package asks
+    # it through the binding (is_optimized_dump_name, find_buffer_assignment_beside).
+    literal = re.compile(r'"(-?buffer-assignment\.txt|\.?thunk_metadata\.txt|after_optimizations(\.txt)?|'
+                         r'before_optimizations|module_)"')
+    python_glob = re.compile(r"(glob|compile|endswith|startswith|fnmatch|match)\(.*(after_optimizations|buffer-assignment)")
+    files = source_files(*ENGINE)
+    assert offenders(files, [literal], {"src/parser/dump_naming.cc"}) == []
+    assert offenders(source_files("python/hloscope/*.py"), [python_glob], set()) == []
+
+
+def test_jax_wrapper_list_has_one_home():
+    patterns = [re.compile(r'"(closed_call|eval_jaxpr|core_call|remat2?|checkpoint|rematted_computation)"')]
+    assert offenders(source_files(*ENGINE), patterns, {"src/analysis/jax_op_name.cc"}) == []
+
+
+def test_backend_config_is_decoded_in_one_place():
+    # The IR keeps it as text; analysis/backend_config.cc is the one reader.
+    patterns = [re.compile(r"\bbackend_config\(\)")]
+    files = [f for f in source_files(*ENGINE) if "/ir/" not in f and "/parser/" not in f]
+    assert offenders(files, patterns, {"src/analysis/backend_config.cc"}) == []
