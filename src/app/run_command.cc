@@ -21,6 +21,7 @@
 
 #include "hloscope/app/commands.h"
 #include "hloscope/parser/dump_naming.h"
+#include "hloscope/report/run_words.h"
 #include "hloscope/report/wording.h"
 #include "hloscope/support/human_bytes.h"
 #include "run_bootstrap.h"
@@ -132,13 +133,9 @@ class DumpWatcher {
     auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
     while (Scan(Moment::kCompiled) > 0 && std::chrono::steady_clock::now() < deadline)
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    std::string problems;
-    for (; answered_ < records_.size(); ++answered_) {
-      const RunRecord& r = records_[answered_];
-      for (const std::string& p : r.problems)
-        problems += fmt::format("{}{} ({}): {}\n", problems.empty() ? "hloscope run --raise: " : "  ",
-                                r.function, r.where, p);
-    }
+    std::vector<const RunRecord*> fresh;
+    for (; answered_ < records_.size(); ++answered_) fresh.push_back(&records_[answered_]);
+    std::string problems = RunRaiseAnswer(fresh);
     for (const fs::path& a : asked) {
       fs::path verdict = a;
       verdict.replace_extension(".verdict");
@@ -166,8 +163,7 @@ class DumpWatcher {
     if (!s.ok()) {
       ++unreadable_;
       std::string why = s.error().Format();
-      err_ << "hloscope run: skipped " << Shown(path.filename().string()) << ": "
-           << why.substr(0, why.find('\n')) << "\n";
+      err_ << RunMessage(RunEvent::kSkipped, path.filename().string(), why) << "\n";
       return;
     }
     for (ModuleAnalysis* a : (*s)->Analyses()) {
@@ -232,7 +228,7 @@ bool WriteBootstrap(const fs::path& boot, std::ostream& err) {
   f << text;
   f.close();
   if (ec || !f) {
-    err << fmt::format("hloscope run: cannot write {}\n", Shown((boot / "sitecustomize.py").string()));
+    err << RunMessage(RunEvent::kCannotWrite, (boot / "sitecustomize.py").string()) << "\n";
     return false;
   }
   return true;
@@ -248,29 +244,18 @@ Folder DumpFolder(const RunRequest& request) {
   if (!request.keep_dumps.empty()) {
     fs::path dir = fs::absolute(request.keep_dumps);
     if (dir.string().find_first_of(" \t\n") != std::string::npos)
-      return Folder{{},
-                    false,
-                    fmt::format("hloscope run: --keep-dumps {}: XLA_FLAGS cannot hold a path with spaces",
-                                Shown(request.keep_dumps))};
+      return Folder{{}, false, RunMessage(RunEvent::kKeepDumpsSpaces, request.keep_dumps)};
     std::error_code ec;
     fs::create_directories(dir, ec);
     if (ec || !fs::is_directory(dir))
-      return Folder{
-          {},
-          false,
-          fmt::format("hloscope run: cannot create {}: {}", Shown(request.keep_dumps), ec.message())};
+      return Folder{{}, false, RunMessage(RunEvent::kCannotCreate, request.keep_dumps, ec.message())};
     if (!fs::is_empty(dir, ec))
-      return Folder{
-          {},
-          false,
-          fmt::format("hloscope run: --keep-dumps {} is not empty: dumps of earlier runs would be counted",
-                      Shown(request.keep_dumps))};
+      return Folder{{}, false, RunMessage(RunEvent::kKeepDumpsNotEmpty, request.keep_dumps)};
     return Folder{dir, false, ""};
   }
   std::string tmpl = (fs::temp_directory_path() / "hloscope-run-XXXXXX").string();
   if (!mkdtemp(tmpl.data()))
-    return Folder{
-        {}, false, fmt::format("hloscope run: cannot create a temporary folder: {}", std::strerror(errno))};
+    return Folder{{}, false, RunMessage(RunEvent::kNoTemporaryFolder, "", std::strerror(errno))};
   return Folder{tmpl, true, ""};
 }
 
@@ -282,7 +267,7 @@ bool WriteWorstReport(const fs::path& dir, const std::vector<RunRecord>& records
   ReportRequest report;
   report.output_path = request.html_path;
   if (!worst) {
-    err << "hloscope run: --html: nothing was compiled, no page written\n";
+    err << RunMessage(RunEvent::kNothingForHtml) << "\n";
     return true;
   }
   report.html.title = worst->dump;
@@ -302,7 +287,7 @@ bool WriteWorstReport(const fs::path& dir, const std::vector<RunRecord>& records
 int RunRunCommand(const RunRequest& request, std::ostream& out, std::ostream& err) {
   (void)out;
   if (request.command.empty()) {
-    err << "hloscope run: no program to run (hloscope run [options] -- python train.py ...)\n";
+    err << RunMessage(RunEvent::kNoProgram) << "\n";
     return kExitError;
   }
   Folder folder = DumpFolder(request);
@@ -327,7 +312,7 @@ int RunRunCommand(const RunRequest& request, std::ostream& out, std::ostream& er
   pid_t pid = 0;
   int rc = posix_spawnp(&pid, argv[0], nullptr, nullptr, argv.data(), envp.data());
   if (rc != 0) {
-    err << fmt::format("hloscope run: cannot run {}: {}\n", Shown(request.command[0]), std::strerror(rc));
+    err << RunMessage(RunEvent::kCannotRun, request.command[0], std::strerror(rc)) << "\n";
     if (folder.temporary) fs::remove_all(folder.path);
     return kExitError;
   }
@@ -350,11 +335,10 @@ int RunRunCommand(const RunRequest& request, std::ostream& out, std::ostream& er
   std::string ended;
   if (WIFEXITED(status)) {
     code = WEXITSTATUS(status);
-    if (code != 0) ended = fmt::format("the program exited with {}", code);
+    if (code != 0) ended = RunEndedText(false, code);
   } else if (WIFSIGNALED(status)) {
     code = 128 + WTERMSIG(status);
-    ended = fmt::format("the program was killed by signal {} ({})", WTERMSIG(status),
-                        strsignal(WTERMSIG(status)));
+    ended = RunEndedText(true, WTERMSIG(status));
   }
   RunSummaryOptions summary;
   summary.worst_reports = request.worst_reports;
@@ -362,12 +346,12 @@ int RunRunCommand(const RunRequest& request, std::ostream& out, std::ostream& er
   for (const std::string& a : request.command) shown.push_back(Shown(a));
   summary.program = fmt::format("{}", fmt::join(shown, " "));
   RenderRunSummary(watcher.records(), summary, err);
-  if (!ended.empty()) err << "hloscope run: " << ended << "; the summary covers what it compiled\n";
+  if (!ended.empty()) err << RunMessage(RunEvent::kExited, "", ended) << "\n";
   if (!request.json_path.empty()) {
     std::ofstream json(request.json_path, std::ios::binary | std::ios::trunc);
     json << JsonText(RunJson(watcher.records(), request.command, code));
     if (!json) {
-      err << fmt::format("hloscope run: cannot write {}\n", Shown(request.json_path));
+      err << RunMessage(RunEvent::kCannotWrite, request.json_path) << "\n";
       if (code == 0) code = kExitError;
     }
   }
@@ -378,7 +362,7 @@ int RunRunCommand(const RunRequest& request, std::ostream& out, std::ostream& er
     std::error_code ec;
     fs::remove_all(folder.path, ec);
   } else {
-    err << fmt::format("hloscope run: dumps kept in {}\n", Shown(folder.path.string()));
+    err << RunMessage(RunEvent::kDumpsKept, folder.path.string()) << "\n";
   }
   if (code == 0 && request.fail) {
     int broken = 0;
