@@ -11,7 +11,8 @@ flags and formats (src/app/command_line.cc) — and this script asks the binary 
 * docs/cli.md                      the command-line reference, whole;
 * docs/analysis.md                 the rule table and the gate table, between the
                                    `<!-- catalog:begin -->` / `<!-- catalog:end -->` markers;
-* docs/schema/common.schema.json   the enums of `cause`, `cause_rule` and a violation's `gate`.
+* docs/schema/common.schema.json   the enums of `cause`, `cause_rule` (copies and collectives) and a
+                                   violation's `gate`.
 
 --check writes nothing and exits 1 when a file differs from what it would write
 (tests/python/test_catalog_docs.py runs it so).
@@ -46,6 +47,9 @@ def schema(current: str, rules: dict) -> str:
     copy = d["$defs"]["copy"]["properties"]
     copy["cause"]["enum"] = [c["name"] for c in rules["causes"]]
     copy["cause_rule"]["enum"] = [r["name"] for r in rules["rules"]] + ["none"]
+    coll = d["$defs"]["collective"]["properties"]
+    coll["cause"] = {"enum": [c["name"] for c in rules["collective_causes"]]}
+    coll["cause_rule"] = {"enum": [r["name"] for r in rules["collective_rules"]] + ["none"]}
     d["$defs"]["violation"]["properties"]["gate"] = {
         "oneOf": [{"type": "null"}, {"enum": [g["name"] for g in rules["gates"]]}]}
     return json.dumps(d, indent=2, ensure_ascii=False) + "\n"

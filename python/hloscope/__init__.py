@@ -18,6 +18,7 @@ except ImportError as _e:  # the source folder python/hloscope, not an installed
 
 from ._errors import ParseError
 from ._report import (
+    Collective,
     Copy,
     Feed,
     Fusion,
@@ -58,6 +59,7 @@ __all__ = [
     "ScalingResult",
     "ScalingFinding",
     "ParseError",
+    "Collective",
     "Report",
     "ModuleReport",
     "Copy",

@@ -218,9 +218,75 @@ def _compile_and_check(lowered: Any, notes=()) -> "tuple[Report, Any]":
     tmp = tempfile.mkdtemp(prefix="hloscope-")
     try:
         compiled = _compile_with_dump(lowered, tmp)
-        return _report_of_dump(tmp, compiled, notes), compiled
+        report = _report_of_dump(tmp, compiled, notes)
+        _donation_as_requested(lowered, report)
+        return report, compiled
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _top_level(text: str) -> "list[str]":
+    """'(f32[2], (s32[], f32[3]))' -> ['f32[2]', '(s32[], f32[3])']; a non-tuple: [text]."""
+    text = text.strip()
+    if not text.startswith("("):
+        return [text] if text else []
+    parts, depth, cur = [], 0, ""
+    for ch in text[1:-1]:
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    if cur.strip():
+        parts.append(cur.strip())
+    return parts
+
+
+def _donation_as_requested(lowered: Any, report: Report) -> None:
+    """Donation as the user asked (``donate_argnums``) against what XLA kept.
+
+    JAX knows which arguments were donated; the optimized module only says which ones XLA
+    aliases (input_output_alias, buffer_donor). A donated argument XLA did not keep is named
+    on its Parameter (``donation_requested``, ``donation_dropped``) and in the notes, with the
+    reason the shapes give: XLA reuses a donated buffer only for an output of the same
+    per-device shape and dtype (openxla/xla#45912 is this class).
+    """
+    try:
+        import jax
+        leaves = jax.tree_util.tree_leaves(lowered.args_info)
+        kept = lowered._lowering.compile_args.get("kept_var_idx")
+    except Exception:  # noqa: BLE001 - another JAX: the request is unknown, say nothing
+        return
+    if not report.modules or kept is None:
+        return
+    requested = [bool(getattr(leaf, "donated", False)) for i, leaf in enumerate(leaves) if i in kept]
+    module = report.modules[0]
+    if len(requested) != len(module.parameters):
+        return  # the entry's parameters are not the kept arguments one to one
+    signature = module.entry_signature
+    outputs = _top_level(signature.split("->", 1)[1]) if "->" in signature else []
+    inputs = _top_level(signature.split("->", 1)[0])
+    for p, asked in zip(module.parameters, requested):
+        p.donation_requested = asked
+        if not asked or p.donated:
+            continue
+        shape = inputs[p.number] if p.number < len(inputs) else p.shape
+        if shape not in outputs:
+            why = (f"no output has its per-device shape and dtype {shape} (outputs: "
+                   f"{', '.join(outputs) or 'none'}); XLA reuses a donated buffer only for such an output")
+            fix = ("return an output with the argument's shape, dtype and sharding (out_shardings = its "
+                   "in_shardings), or do not donate it")
+        else:
+            why = (f"an output has its shape {shape}, but XLA did not alias it (another argument took it, "
+                   "or its layout, memory kind or sharding differs)")
+            fix = "give that output the argument's sharding and memory kind, or do not donate it"
+        p.donation_dropped = f"{why}. Fix: {fix}."
+        report.notes.append(f"{module.name}: argument {p.number} ({p.name}) was donated but XLA did not keep "
+                            f"the donation: {p.donation_dropped}")
 
 
 def _report_of_dump(tmp: str, compiled: Any, extra_notes=()) -> Report:

@@ -10,7 +10,8 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-__all__ = ["Source", "Ref", "Position", "Feed", "Scaling", "Carry", "Copy", "Update", "Loop", "Parameter",
+__all__ = ["Source", "Ref", "Position", "Feed", "Scaling", "Carry", "Copy", "Update", "Loop", "Collective",
+           "Parameter",
            "Fusion"]
 
 _FIELDS: dict = {}
@@ -148,10 +149,11 @@ class Feed:
 
 @dataclass
 class Scaling:
-    """One thing in a loop that grows with a buffer: a copy, or a carry rewritten in full."""
+    """One thing a loop moves every iteration: a copy, a carry rewritten in full, a collective."""
 
-    kind: str = "copy"  # copy, carry-rewrite
+    kind: str = "copy"  # copy, carry-rewrite, collective
     copy: Optional[Position] = None
+    collective: Optional[Ref] = None  # kind collective
     carry: Optional[int] = None
     rewritten_by: Optional[Position] = None
     shape: str = ""
@@ -164,7 +166,7 @@ class Scaling:
 
     @classmethod
     def from_json(cls, d: dict) -> "Scaling":
-        return _from_dict(cls, d, convert={"copy": Position.from_json,
+        return _from_dict(cls, d, convert={"copy": Position.from_json, "collective": Ref.from_json,
                                            "rewritten_by": Position.from_json})
 
 
@@ -244,6 +246,9 @@ class Update:
     in_place: bool = True  # the gates' rule, computed by the engine (analysis/policy.h)
     full_rewrite: bool = False
     runs_on: Optional[Position] = None
+    # Sharded buffers: the collective that gathers the whole buffer so that this update can run
+    # at a run-time index (in place on the local shard, the whole buffer moved every time).
+    gathered_by: Optional[Ref] = None
     operand: Optional[Position] = None
     reason: str = ""
     buffer_bytes: Optional[int] = None
@@ -269,6 +274,7 @@ class Update:
     @classmethod
     def from_json(cls, d: dict) -> "Update":
         return _from_dict(cls, d, convert={"source": Source.from_json, "runs_on": Position.from_json,
+                                           "gathered_by": Ref.from_json,
                                            "operand": Position.from_json, "output_index": list,
                                            "enclosing_loops": _list(Ref)})
 
@@ -309,6 +315,7 @@ class Loop:
     executions: Optional[int] = None
     copy_bytes_per_iteration: Optional[int] = None
     rewrite_bytes_per_iteration: Optional[int] = None
+    collective_bytes_per_iteration: Optional[int] = None  # per device; None without collectives
     scales_with_buffer: bool = False
     scaling: list = field(default_factory=list)  # list[Scaling]
     enclosing_loops: list = field(default_factory=list)  # list[Ref]
@@ -323,6 +330,53 @@ class Loop:
 
 
 @dataclass
+class Collective:
+    """One collective of a sharded module: what it moves per device, how often, and why.
+
+    Bytes are per device (every device runs the same program), counted from the shapes and
+    the replica groups as data bytes (TPU tile padding left out); ``total_bytes`` is
+    ``bytes × executions`` per call. docs/sharding.md explains each cause.
+    """
+
+    instruction: str = ""
+    computation: str = ""
+    collective: Optional[Ref] = None  # the collective inside an async wrapper or fused kernel
+    family: str = ""  # all-gather, all-reduce, reduce-scatter, all-to-all, collective-permute, ...
+    shape: Optional[str] = None
+    operand_shape: Optional[str] = None
+    group_size: int = 0
+    num_groups: int = 0
+    spans_all_devices: bool = False
+    mesh_axes: list = field(default_factory=list)  # list[str]
+    bytes_sent: Optional[int] = None
+    bytes_received: Optional[int] = None
+    bytes: Optional[int] = None  # per device per execution: the larger of sent and received
+    exact: bool = True
+    executions: Optional[int] = None
+    executions_upper_bound: bool = False
+    total_bytes: Optional[int] = None  # per device per call
+    enclosing_loops: list = field(default_factory=list)  # list[Ref], innermost first
+    grows_with_buffer: bool = False
+    cause: str = "unknown"
+    cause_rule: Optional[str] = None
+    cause_facts: dict = field(default_factory=dict)
+    cause_detail: str = ""
+    hint: Optional[str] = None
+    source: Optional[Source] = None
+    extra: dict = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def in_loop(self) -> bool:
+        return bool(self.enclosing_loops)
+
+    @classmethod
+    def from_json(cls, d: dict) -> "Collective":
+        return _from_dict(cls, d, convert={"source": Source.from_json, "collective": Ref.from_json,
+                                           "enclosing_loops": _list(Ref), "mesh_axes": list,
+                                           "cause_facts": dict})
+
+
+@dataclass
 class Parameter:
     """One entry parameter: size, whether it is donated, and the copies made of it."""
 
@@ -334,6 +388,14 @@ class Parameter:
     donation: Optional[str] = None  # input-output-alias, buffer-donor
     copied: bool = False
     copies: list = field(default_factory=list)  # list[Position]
+    # Sharded modules: the sharding XLA printed ({"text", "shards_per_dim", "global_dims",
+    # "replicated"}) and the global array's bytes (`bytes` is per device).
+    sharding: Optional[dict] = None
+    global_bytes: Optional[int] = None
+    # Known when hloscope compiled the function (inspect, scaling): whether the user donated it
+    # (donate_argnums), and why XLA did not keep a requested donation (with a fix); None else.
+    donation_requested: Optional[bool] = None
+    donation_dropped: Optional[str] = None
     extra: dict = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod

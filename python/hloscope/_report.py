@@ -17,12 +17,12 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator, Optional
 
-from ._findings import (Carry, Copy, Feed, Fusion, Loop, Parameter, Position, Ref, Scaling, Source,
+from ._findings import (Carry, Collective, Copy, Feed, Fusion, Loop, Parameter, Position, Ref, Scaling, Source,
                         Update, _from_dict, _list)
 from ._units import human_bytes
 
 __all__ = [
-    "Source", "Ref", "Position", "Feed", "Scaling", "Carry", "Copy", "Update", "Loop",
+    "Source", "Ref", "Position", "Feed", "Scaling", "Carry", "Copy", "Update", "Loop", "Collective",
     "Parameter", "Fusion", "ModuleReport", "Report", "human_bytes",
 ]
 
@@ -49,6 +49,10 @@ class ModuleReport:
     copies: list = field(default_factory=list)  # list[Copy], by bytes moved, largest first
     updates: list = field(default_factory=list)  # list[Update]
     loops: list = field(default_factory=list)  # list[Loop]
+    # Sharded modules: every collective (list[Collective], by bytes per call, largest first)
+    # and the SPMD layout ({"replica_count", "num_partitions", "devices", "mesh", "text"}).
+    collectives: list = field(default_factory=list)
+    spmd: Optional[dict] = None
     extra: dict = field(default_factory=dict, repr=False, compare=False)
     _report: Optional["Report"] = field(default=None, repr=False, compare=False)
     _index: int = field(default=0, repr=False, compare=False)
@@ -77,6 +81,16 @@ class ModuleReport:
             total += c.total_bytes
         return total
 
+    @property
+    def collective_bytes(self) -> Optional[int]:
+        """Bytes all collectives move per device per call; None if any count is unknown."""
+        total = 0
+        for c in self.collectives:
+            if c.total_bytes is None:
+                return None
+            total += c.total_bytes
+        return total
+
     @classmethod
     def from_json(cls, d: dict) -> "ModuleReport":
         return _from_dict(cls, d, convert=_MODULE_CONVERT)
@@ -87,6 +101,8 @@ _MODULE_CONVERT = {
     "copies": _list(Copy),
     "updates": _list(Update),
     "loops": _list(Loop),
+    "collectives": _list(Collective),
+    "spmd": dict,
 }
 
 

@@ -21,6 +21,20 @@ constexpr RuleEntry kRules[] = {
 #undef RULE
 };
 
+constexpr CollectiveCauseEntry kCollectiveCauses[] = {
+#define COLLECTIVE_CAUSE(id, name, sarif_short, sarif_help) \
+  {CollectiveCause::id, name, sarif_short, sarif_help},
+#include "hloscope/analysis/cause_catalog.def"
+#undef COLLECTIVE_CAUSE
+};
+
+constexpr CollectiveRuleEntry kCollectiveRules[] = {
+#define COLLECTIVE_RULE(id, name, cause, detail, hint, checks, example) \
+  {CollectiveRule::id, name, CollectiveCause::cause, detail, hint, checks, example},
+#include "hloscope/analysis/cause_catalog.def"
+#undef COLLECTIVE_RULE
+};
+
 // The rows are the enums' order (the enums are made from them), so a value
 // is its row's index; checked at compile time.
 constexpr bool RowsInEnumOrder() {
@@ -28,13 +42,44 @@ constexpr bool RowsInEnumOrder() {
     if (static_cast<size_t>(kCauses[i].cause) != i) return false;
   for (size_t i = 0; i < std::size(kRules); ++i)
     if (static_cast<size_t>(kRules[i].rule) != i) return false;
-  return static_cast<size_t>(CauseRule::kNone) == std::size(kRules);
+  for (size_t i = 0; i < std::size(kCollectiveCauses); ++i)
+    if (static_cast<size_t>(kCollectiveCauses[i].cause) != i) return false;
+  for (size_t i = 0; i < std::size(kCollectiveRules); ++i)
+    if (static_cast<size_t>(kCollectiveRules[i].rule) != i) return false;
+  return static_cast<size_t>(CauseRule::kNone) == std::size(kRules) &&
+         static_cast<size_t>(CollectiveRule::kNone) == std::size(kCollectiveRules);
 }
 static_assert(RowsInEnumOrder());
 
 }  // namespace
 
 std::span<const CauseEntry> CauseCatalog() { return kCauses; }
+std::span<const CollectiveCauseEntry> CollectiveCauseCatalog() { return kCollectiveCauses; }
+std::span<const CollectiveRuleEntry> CollectiveRuleCatalog() { return kCollectiveRules; }
+
+const CollectiveCauseEntry& EntryOf(CollectiveCause cause) {
+  size_t i = static_cast<size_t>(cause);
+  return i < std::size(kCollectiveCauses)
+             ? kCollectiveCauses[i]
+             : kCollectiveCauses[static_cast<size_t>(CollectiveCause::kUnknownCollective)];
+}
+
+const CollectiveRuleEntry* EntryOf(CollectiveRule rule) {
+  size_t i = static_cast<size_t>(rule);
+  return i < std::size(kCollectiveRules) ? &kCollectiveRules[i] : nullptr;
+}
+
+CollectiveCause CauseOf(CollectiveRule rule) {
+  const CollectiveRuleEntry* e = EntryOf(rule);
+  return e ? e->cause : CollectiveCause::kUnknownCollective;
+}
+
+std::string_view CollectiveCauseName(CollectiveCause cause) { return EntryOf(cause).name; }
+
+std::string_view CollectiveRuleName(CollectiveRule rule) {
+  const CollectiveRuleEntry* e = EntryOf(rule);
+  return e ? e->name : "none";
+}
 std::span<const RuleEntry> RuleCatalog() { return kRules; }
 
 const CauseEntry& EntryOf(CopyCause cause) {

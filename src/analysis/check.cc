@@ -7,6 +7,7 @@
 #include "check_context.h"
 #include "hloscope/analysis/buffer_assignment_match.h"
 #include "hloscope/analysis/call_graph.h"
+#include "hloscope/analysis/collectives.h"
 #include "hloscope/analysis/thunks.h"
 #include "hloscope/support/saturating.h"
 
@@ -127,12 +128,32 @@ ModuleCheck CheckModule(const HloModule& module, const ExecutionCounts& counts, 
   };
   std::stable_sort(result.copies.begin(), result.copies.end(),
                    [&](const CopyFinding& a, const CopyFinding& b) { return rank(a) > rank(b); });
+  // Collectives before loops: a loop adds up what its collectives move.
+  FindCollectives(ctx, &result);
   for (const HloComputation* comp : module.computations()) {
     if (!IsSequentialRole(RoleOf(*comp))) continue;
     for (const HloInstruction* instr : comp->instructions())
       if (instr->opcode() == HloOpcode::kWhile)
-        result.loops.push_back(AnalyzeLoop(ctx, instr, result.copies));
+        result.loops.push_back(AnalyzeLoop(ctx, instr, result.copies, result.collectives));
   }
+  // An update a gather serves names it (its verdict is not a bare "in place").
+  for (const CollectiveFinding& c : result.collectives) {
+    if (c.cause.rule != CollectiveRule::kGatherForDynamicUpdate || !c.cause.consumer.instruction) continue;
+    for (UpdateFinding& u : result.updates)
+      if (u.site.instruction == c.cause.consumer.instruction ||
+          u.site.fusion == c.cause.consumer.instruction ||
+          (c.cause.consumer_fusion && u.site.fusion == c.cause.consumer_fusion))
+        u.gathered_by = c.instruction;
+  }
+  // A collective grows with buffer size as its innermost loop judged it.
+  for (const LoopFinding& l : result.loops)
+    for (const LoopScaling& s : l.scaling) {
+      if (s.kind != LoopScaling::Kind::kCollective || !s.grows_with_buffer) continue;
+      for (CollectiveFinding& c : result.collectives)
+        if (c.instruction == s.collective && !c.enclosing_loops.empty() &&
+            c.enclosing_loops.front() == l.loop)
+          c.grows_with_buffer = true;
+    }
   result.parameters = FindParameters(ctx);
   result.Reindex();
   if (options.thunk_metadata)
@@ -182,6 +203,12 @@ std::vector<const UpdateFinding*> ModuleCheck::UpdatesOf(const HloInstruction* i
 const UpdateFinding* ModuleCheck::FindUpdate(const UpdateSite& site) const {
   for (const UpdateFinding* u : UpdatesOf(site.instruction))
     if (u->site == site) return u;
+  return nullptr;
+}
+
+const CollectiveFinding* ModuleCheck::FindCollective(const HloInstruction* instruction) const {
+  for (const CollectiveFinding& c : collectives)
+    if (c.instruction == instruction) return &c;
   return nullptr;
 }
 

@@ -72,7 +72,8 @@ CopyFinding DescribeCopy(const CheckContext& ctx, const CopySite& site,
 // Fills `copy`'s copied_from and cause (copy_causes.cc); needs its feeds.
 void ExplainCopy(const CheckContext& ctx, const CopySite& site, CopyFinding* copy);
 LoopFinding AnalyzeLoop(const CheckContext& ctx, const HloInstruction* loop,
-                        const std::vector<CopyFinding>& copies);
+                        const std::vector<CopyFinding>& copies,
+                        const std::vector<CollectiveFinding>& collectives);
 std::vector<ParameterFinding> FindParameters(const CheckContext& ctx);
 
 }  // namespace hloscope

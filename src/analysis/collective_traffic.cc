@@ -309,7 +309,10 @@ Result<CollectiveTraffic> AnalyzeCollective(const HloInstruction& instr, const S
     SatAccumulate(&b, LeafBytes(c.operand(k)->shape(), padded));
   if (c.operand_count() == 0) b.reset();
   t.operand_bytes = b;
-  if (const Shape* result = ResultShape(c, t.family)) t.result_bytes = LeafBytes(*result, padded);
+  if (const Shape* result = ResultShape(c, t.family)) {
+    t.result_shape = result;
+    t.result_bytes = LeafBytes(*result, padded);
+  }
   if (t.part == CollectivePart::kUpdate || t.part == CollectivePart::kDone) {
     t.bytes_sent = 0;
     t.bytes_received = 0;

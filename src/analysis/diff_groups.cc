@@ -62,6 +62,7 @@ class SideBuilder {
     for (const DocCopy& c : module_.copies) AddCopy(c);
     for (const DocUpdate& u : module_.updates) AddUpdate(u);
     for (const DocLoop& l : module_.loops) AddLoop(l);
+    for (const DocCollective& c : module_.collectives) AddCollective(c);
     for (const DocKernel& k : module_.kernels) AddKernel(k);
     return std::move(groups_);
   }
@@ -113,18 +114,26 @@ class SideBuilder {
     Add(key, key, key, what, {}, "", std::move(s));
   }
 
+  // A finding that moves `bytes` per execution, `executions` times a call.
+  static DiffSide MovesBytes(const std::string& shape, std::optional<int64_t> bytes,
+                             std::optional<int64_t> executions, std::optional<int64_t> total,
+                             size_t loop_depth, const std::optional<DocSource>& source) {
+    DiffSide s;
+    s.shape = WithoutLayout(shape);
+    s.bytes = bytes;
+    s.bytes_per_call = total;
+    s.executions = executions;
+    s.array_bytes = bytes;
+    s.in_loop = loop_depth > 0;
+    s.library = Library(source);
+    return s;
+  }
+
   void AddCopy(const DocCopy& c) {
     SourceFacts src = SourceOf(c.source);
-    DiffSide s;
-    s.shape = WithoutLayout(c.shape);
-    s.bytes = c.bytes;
-    s.bytes_per_call = c.total_bytes;
-    s.executions = c.executions;
-    s.array_bytes = s.bytes;
+    DiffSide s = MovesBytes(c.shape, c.bytes, c.executions, c.total_bytes, c.loop_depth, c.source);
     s.state = CauseState(c);
     s.scalar = c.minor;
-    s.in_loop = c.loop_depth > 0;
-    s.library = Library(c.source);
     if (std::optional<Gate> g = CopyGate(s.in_loop, c.cause)) s.gates.Add(*g);
     auto tied = copied_params_.find({c.instruction, c.computation});
     if (tied != copied_params_.end()) s.tied_parameter = tied->second;
@@ -151,6 +160,25 @@ class SideBuilder {
     GroupKey loose{DiffKind::kCopy, c.kind_text,  "",         pattern, false, -1,
                    c.loop_depth,    src.function, src.op_name};
     GroupKey fallback{DiffKind::kCopy, c.kind_text, s.state.text, pattern, false, -1, c.loop_depth, "", ""};
+    Add(exact, loose, fallback, what, src, c.instruction, std::move(s));
+  }
+
+  void AddCollective(const DocCollective& c) {
+    SourceFacts src = SourceOf(c.source);
+    DiffSide s = MovesBytes(c.shape, c.bytes, c.executions, c.total_bytes, c.loop_depth, c.source);
+    s.state.text = c.cause_text;
+    if (std::optional<Gate> g = CollectiveGate(s.in_loop, c.grows_with_buffer, c.cause)) s.gates.Add(*g);
+    DiffIdentity what;
+    what.kind = DiffKind::kCollective;
+    what.family = c.family;
+    what.pattern = ShapePattern(s.shape);
+    what.cause = s.state;
+    GroupKey exact{DiffKind::kCollective, c.family, c.cause_text, what.pattern, false, -1,
+                   c.loop_depth,          src.text, src.op_name};
+    GroupKey loose{DiffKind::kCollective, c.family,     "",         what.pattern, false, -1,
+                   c.loop_depth,          src.function, src.op_name};
+    GroupKey fallback{
+        DiffKind::kCollective, c.family, c.cause_text, what.pattern, false, -1, c.loop_depth, "", ""};
     Add(exact, loose, fallback, what, src, c.instruction, std::move(s));
   }
 

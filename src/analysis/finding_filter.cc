@@ -22,6 +22,10 @@ FindingFacts FactsOf(const LoopScaling& s, const LoopFinding& l) {
   return {false, OriginOf(l.source).library, true, per_call};
 }
 
+FindingFacts FactsOf(const CollectiveFinding& c) {
+  return {false, OriginOf(c.source).library, !c.enclosing_loops.empty(), c.total_bytes};
+}
+
 bool Counts(const FindingFilter& f, const FindingFacts& facts) {
   if (facts.minor && !f.include_minor) return false;
   if (facts.library && !f.include_library) return false;

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "check_context.h"
+#include "hloscope/analysis/collectives.h"
 #include "hloscope/support/saturating.h"
 
 namespace hloscope {
@@ -264,7 +265,8 @@ std::vector<LoopCarry> LoopCarries(const CheckContext& ctx, const HloInstruction
 }  // namespace
 
 LoopFinding AnalyzeLoop(const CheckContext& ctx, const HloInstruction* w,
-                        const std::vector<CopyFinding>& copies) {
+                        const std::vector<CopyFinding>& copies,
+                        const std::vector<CollectiveFinding>& collectives) {
   const ExecutionCounts& counts = ctx.counts();
   LoopFinding l;
   l.loop = w;
@@ -339,6 +341,47 @@ LoopFinding AnalyzeLoop(const CheckContext& ctx, const HloInstruction* w,
     }
   }
   l.rewrite_bytes_per_iteration = rewrite;
+  // Collectives per iteration, as copies are counted.
+  std::optional<int64_t> collective_bytes = 0;
+  std::optional<int64_t> largest_sliced;  // bytes of the largest carry the loop slices at run-time positions
+  for (const CollectiveFinding& c : collectives) {
+    if (std::find(c.enclosing_loops.begin(), c.enclosing_loops.end(), w) == c.enclosing_loops.end()) continue;
+    std::optional<int64_t> runs = counts.RunsPerIteration(c.enclosing_loops, w);
+    SatAccumulate(&collective_bytes, SatMul(c.bytes, runs));
+    LoopScaling sc;
+    sc.kind = LoopScaling::Kind::kCollective;
+    sc.collective = c.instruction;
+    sc.shape = c.shape;
+    sc.bytes = c.bytes;
+    // It grows with buffer size when it gathers a buffer to index it, or
+    // moves a carry whole around the devices (a ring, a pipeline stage, a
+    // re-shard and back) that is the loop's buffer or comparable to it: in
+    // a loop that indexes a buffer at run-time positions (a KV cache, a
+    // replay buffer), a carry under 1/8 of that buffer (the decode step's
+    // activations) is not taken to grow with it.
+    sc.grows_with_buffer = c.cause.cause == CollectiveCause::kDynamicIndex;
+    // Partial sums follow the contraction's output, which the rules
+    // cannot relate to a buffer: not claimed.
+    if (!sc.grows_with_buffer && c.enclosing_loops.front() == w &&
+        c.cause.cause != CollectiveCause::kReduction) {
+      const Shape& state = param->shape();
+      auto carry_bytes = [&](int64_t j) -> int64_t {
+        if (!state.IsTuple() || j < 0 || j >= static_cast<int64_t>(state.tuple_shapes.size())) return 0;
+        return ByteSizeOf(*state.tuple_shapes[j]).value_or(0);
+      };
+      if (!largest_sliced) {
+        largest_sliced = 0;
+        for (int64_t j = 0; state.IsTuple() && j < static_cast<int64_t>(state.tuple_shapes.size()); ++j) {
+          SliceAccess access;
+          if (access.Carry(body, j)) largest_sliced = std::max(*largest_sliced, carry_bytes(j));
+        }
+      }
+      for (int64_t j : CarriesMovedWhole(c, body))
+        sc.grows_with_buffer |= SatMul(carry_bytes(j), 8) >= *largest_sliced;
+    }
+    l.scaling.push_back(sc);
+  }
+  if (!collectives.empty()) l.collective_bytes_per_iteration = collective_bytes;
   l.scales_with_buffer = std::any_of(l.scaling.begin(), l.scaling.end(),
                                      [](const LoopScaling& s) { return s.grows_with_buffer; });
   return l;

@@ -1,8 +1,37 @@
 // Parameters: each entry argument's size, its donation, and the copies
 // made of it (through loop state and chains of copies).
 #include "check_context.h"
+#include "hloscope/ir/hlo_sharding.h"
+#include "hloscope/support/saturating.h"
 
 namespace hloscope {
+namespace {
+
+// The parameter's sharding (an array parameter's `sharding=`; JAX 0.10's XLA
+// keeps it after partitioning) and the global shape it is a shard of.
+void DecodeSharding(const HloInstruction& p, ParameterFinding* pf) {
+  std::optional<std::string_view> text = p.attribute("sharding");
+  const Shape& shape = p.shape();
+  if (!text || !shape.IsArray()) return;
+  Result<HloSharding> sharding = ParseHloSharding(*text);
+  if (!sharding.ok()) return;
+  ParameterSharding s;
+  s.text = std::string(*text);
+  s.replicated = sharding->kind == ShardingKind::kReplicated;
+  int64_t rank = static_cast<int64_t>(shape.dimensions.size());
+  Result<std::vector<int64_t>> shards = ShardsPerDimension(*sharding, rank);
+  if (shards.ok()) s.shards_per_dim = *shards;
+  std::vector<int64_t> dims(shape.dimensions.begin(), shape.dimensions.end());
+  Result<GlobalDimsRange> global = GlobalShapeRange(*sharding, dims);
+  s.global_dims = global.ok() ? global->max : dims;
+  // The global array's bytes: the shard's scaled by the number of tiles.
+  std::optional<int64_t> global_bytes = pf->bytes;
+  for (int64_t t : s.shards_per_dim) global_bytes = SatMul(global_bytes, std::optional<int64_t>(t));
+  pf->global_bytes = global_bytes;
+  pf->sharding = std::move(s);
+}
+
+}  // namespace
 
 std::vector<ParameterFinding> FindParameters(const CheckContext& ctx) {
   std::vector<ParameterFinding> out;
@@ -14,6 +43,7 @@ std::vector<ParameterFinding> FindParameters(const CheckContext& ctx) {
     pf.number = p->parameter_number();
     pf.bytes = p->shape().IsTuple() ? TotalByteSizeOf(p->shape()) : ByteSizeOf(p->shape());
     pf.donation = ParameterDonation(module, pf.number);
+    DecodeSharding(*p, &pf);
     for (const CopySite& s : ctx.sites()) {
       std::optional<HloPosition> origin = ctx.ParameterOrigin({s.source, s.source_index});
       if (origin && origin->instruction->parameter_number() == pf.number) pf.copies.push_back(s.copy);

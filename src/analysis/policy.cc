@@ -18,6 +18,10 @@ constexpr GateEntry kGates[] = {
      "a buffer is rewritten in full every iteration of a loop (an update or a loop carry that grows with the "
      "buffer)",
      false},
+    {Gate::kReshardsInLoops, "reshards-in-loops",
+     "a collective the partitioner inserted in a loop moves a loop-carried buffer whole every iteration (a "
+     "gather to read or update a sharded buffer at a run-time index, a re-shard of a carry)",
+     false},
     {Gate::kUndonated, "undonated",
      "an argument that is not donated is copied once per call (and updated on the copy): advice by default",
      false},
@@ -29,11 +33,12 @@ constexpr GateEntry kGates[] = {
 };
 
 constexpr GatePreset kPresets[] = {
-    {"default", "the costs that recur every iteration: copies-in-loops, not-in-place, full-rewrites",
-     GateSet{Gate::kCopiesInLoops, Gate::kNotInPlace, Gate::kFullRewrites}},
+    {"default",
+     "the costs that recur every iteration: copies-in-loops, not-in-place, full-rewrites, reshards-in-loops",
+     GateSet{Gate::kCopiesInLoops, Gate::kNotInPlace, Gate::kFullRewrites, Gate::kReshardsInLoops}},
     {"strict", "every finding gate: the default ones, undonated and contradictions",
-     GateSet{Gate::kCopiesInLoops, Gate::kNotInPlace, Gate::kFullRewrites, Gate::kUndonated,
-             Gate::kContradictions}},
+     GateSet{Gate::kCopiesInLoops, Gate::kNotInPlace, Gate::kFullRewrites, Gate::kReshardsInLoops,
+             Gate::kUndonated, Gate::kContradictions}},
     {"regressions",
      "diff: every regression of B against A: new-copies, new-not-in-place, more-bytes-per-iteration",
      GateSet{Gate::kNewCopies, Gate::kNewNotInPlace, Gate::kMoreBytesPerIteration}},
@@ -92,6 +97,20 @@ std::optional<Gate> UpdateGate(const UpdateGateFacts& f) {
 std::optional<Gate> RewriteGate(bool carry_rewritten, bool grows_with_buffer) {
   if (carry_rewritten && grows_with_buffer) return Gate::kFullRewrites;
   return std::nullopt;
+}
+
+std::optional<Gate> CollectiveGate(bool in_loop, bool grows_with_buffer,
+                                   std::optional<CollectiveCause> cause) {
+  // What the program wrote, and the sums a sharded contraction needs, are
+  // the program's own costs; the rest the partitioner chose.
+  if (!in_loop || !grows_with_buffer || cause == CollectiveCause::kExplicit ||
+      cause == CollectiveCause::kReduction)
+    return std::nullopt;
+  return Gate::kReshardsInLoops;
+}
+
+std::optional<Gate> GateOf(const CollectiveFinding& c) {
+  return CollectiveGate(!c.enclosing_loops.empty(), c.grows_with_buffer, c.cause.cause);
 }
 
 std::optional<Gate> GateOf(const CopyFinding& c) {
@@ -231,6 +250,16 @@ void EvaluateModule(const ModuleCheck& m, const GateOptions& o, const FindingFil
         v.scaling = &s;
         out.push_back(v);
       }
+  }
+  if (gates.Has(Gate::kReshardsInLoops) && !o.selective()) {
+    for (const CollectiveFinding& c : m.collectives) {
+      if (GateOf(c) != Gate::kReshardsInLoops || !Counts(filter, FactsOf(c))) continue;
+      Violation v;
+      v.kind = Violation::Kind::kReshardInLoop;
+      v.gate = Gate::kReshardsInLoops;
+      v.collective = &c;
+      out.push_back(v);
+    }
   }
   if (gates.Has(Gate::kUndonated)) {
     for (const CopyFinding& c : m.copies) {

@@ -20,6 +20,8 @@ Violation::Kind KindOf(Gate g) {
       return Violation::Kind::kUpdateNotInPlace;
     case Gate::kFullRewrites:
       return Violation::Kind::kFullRewrite;
+    case Gate::kReshardsInLoops:
+      return Violation::Kind::kReshardInLoop;
     case Gate::kUndonated:
       return Violation::Kind::kUndonatedCopy;
     case Gate::kContradictions:
@@ -57,8 +59,8 @@ void EvaluateModule(const ModuleDiff& m, const GateOptions& o, const FindingFilt
     // have in that gate, or has fewer of. A contradicted update reported as
     // not in place is not reported again as a contradiction.
     bool not_in_place = o.gates.Has(Gate::kNotInPlace) && b.gates.Has(Gate::kNotInPlace);
-    for (Gate g : {Gate::kNotInPlace, Gate::kCopiesInLoops, Gate::kFullRewrites, Gate::kUndonated,
-                   Gate::kContradictions}) {
+    for (Gate g : {Gate::kNotInPlace, Gate::kCopiesInLoops, Gate::kFullRewrites, Gate::kReshardsInLoops,
+                   Gate::kUndonated, Gate::kContradictions}) {
       if (!o.gates.Has(g) || !b.gates.Has(g) || !counts) continue;
       if (g == Gate::kContradictions && not_in_place) continue;
       if (!a || !a->gates.Has(g) || b.count > a->count) add(g, it);

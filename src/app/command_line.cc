@@ -198,7 +198,7 @@ return cmd.add_option(std::string(f.names), l.format, fmt::format("{}: {}", Help
     // -- Gates: what fails (analysis/policy.h) -------------------------------------------------
     {"--fail", "", "Gates",
      "exit 1 on the costs that recur every iteration (the default preset: copies-in-loops, not-in-place, "
-     "full-rewrites); `diff`: when B has such a finding A does not",
+     "full-rewrites, reshards-in-loops); `diff`: when B has such a finding A does not",
      kGating, BIND{return Switch(cmd, f, l.fail);
 }
 }

@@ -55,7 +55,13 @@ constexpr UpdateVerdict kVerdicts[] = {UpdateVerdict::kInPlace, UpdateVerdict::k
                                        UpdateVerdict::kOutOfPlace, UpdateVerdict::kNotMaterialized};
 constexpr TripCountSource kTripSources[] = {TripCountSource::kKnownTripCount,
                                             TripCountSource::kInductionVariable, TripCountSource::kUnknown};
-constexpr LoopScaling::Kind kScalingKinds[] = {LoopScaling::Kind::kCopy, LoopScaling::Kind::kCarryRewritten};
+constexpr CollectiveCause kCollectiveCauses[] = {
+#define COLLECTIVE_CAUSE(e, ...) CollectiveCause::e,
+#include "hloscope/analysis/cause_catalog.def"
+#undef COLLECTIVE_CAUSE
+};
+constexpr LoopScaling::Kind kScalingKinds[] = {LoopScaling::Kind::kCopy, LoopScaling::Kind::kCarryRewritten,
+                                               LoopScaling::Kind::kCollective};
 
 std::optional<DocSource> SourceOf(const Json& finding) {
   const Json& s = Field(finding, "source");
@@ -133,6 +139,23 @@ DocLoop ReadLoop(const Json& l) {
   return d;
 }
 
+DocCollective ReadCollective(const Json& c) {
+  DocCollective d;
+  d.instruction = Str(c, "instruction");
+  d.computation = Str(c, "computation");
+  d.family = Str(c, "family");
+  d.shape = Str(c, "shape");
+  d.cause_text = Str(c, "cause");
+  d.cause = Named(d.cause_text, kCollectiveCauses, &CollectiveCauseName);
+  d.bytes = Int(c, "bytes");
+  d.executions = Int(c, "executions");
+  d.total_bytes = Int(c, "total_bytes");
+  d.loop_depth = Array(c, "enclosing_loops").size();
+  d.grows_with_buffer = Bool(c, "grows_with_buffer");
+  d.source = SourceOf(c);
+  return d;
+}
+
 DocKernel ReadKernel(const Json& k) {
   DocKernel d;
   d.instruction = Str(k, "instruction");
@@ -176,6 +199,7 @@ CheckDocument ReadCheckDocument(const Json& doc) {
     for (const Json& c : Array(m, "copies")) d.copies.push_back(ReadCopy(c));
     for (const Json& u : Array(m, "updates")) d.updates.push_back(ReadUpdate(u));
     for (const Json& l : Array(m, "loops")) d.loops.push_back(ReadLoop(l));
+    for (const Json& c : Array(m, "collectives")) d.collectives.push_back(ReadCollective(c));
     d.has_kernels = Field(m, "kernels").is_array();
     for (const Json& k : Array(m, "kernels")) d.kernels.push_back(ReadKernel(k));
     out.modules.push_back(std::move(d));

@@ -105,7 +105,15 @@ std::string_view FeedKindName(CopyFeed::Kind kind) {
 }
 
 std::string_view ScalingKindName(LoopScaling::Kind kind) {
-  return kind == LoopScaling::Kind::kCopy ? "copy" : "carry-rewrite";
+  switch (kind) {
+    case LoopScaling::Kind::kCopy:
+      return "copy";
+    case LoopScaling::Kind::kCarryRewritten:
+      return "carry-rewrite";
+    case LoopScaling::Kind::kCollective:
+      return "collective";
+  }
+  return "copy";
 }
 
 std::string_view ComputationRoleName(ComputationRole role) {
@@ -146,6 +154,8 @@ std::string_view ViolationKindName(Violation::Kind kind) {
       return "undonated-copy";
     case Violation::Kind::kContradiction:
       return "contradiction";
+    case Violation::Kind::kReshardInLoop:
+      return "reshard-in-loop";
     case Violation::Kind::kCopyBytes:
       return "copy-bytes";
     case Violation::Kind::kCopyCount:

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "hloscope/report/collective_words.h"
 #include "hloscope/report/enum_names.h"
 #include "hloscope/report/render_diff.h"
 #include "hloscope/report/wording.h"
@@ -55,6 +56,15 @@ std::string RewriteLine(const Violation& v) {
                            ? std::string("?")
                            : std::string(v.update->enclosing_loops.front()->name()));
   return fmt::format("{}{}: {}", v.loop->loop->name(), At(v.loop->source), ScalingText(*v.scaling, *v.loop));
+}
+
+std::string CollectiveLine(const CollectiveFinding& c) {
+  std::string line =
+      fmt::format("{} inside {}{} — {}: {}", CollectiveSummaryLine(c), c.enclosing_loops.front()->name(),
+                  At(c.source), CollectiveCauseName(c.cause.cause), CollectiveCauseDetail(c));
+  std::string hint = CollectiveCauseHint(c);
+  if (!hint.empty()) line += "\n      hint: " + hint;
+  return line;
 }
 
 std::string UndonatedLine(const Violation& v) {
@@ -112,6 +122,8 @@ std::string ViolationText(const Violation& v) {
       return RewriteLine(v);
     case Violation::Kind::kUndonatedCopy:
       return UndonatedLine(v);
+    case Violation::Kind::kReshardInLoop:
+      return CollectiveLine(*v.collective);
     case Violation::Kind::kContradiction:
       if (!v.update)
         return fmt::format("{}{}: XLA's buffer assignment contradicts the claim \"{}\"", v.loop->loop->name(),
@@ -170,6 +182,9 @@ std::string ViolationLine(const Violation& v) {
                            SourceText(v.update->source));
       return fmt::format("loop rewrites a buffer in full every iteration: {} at {}", v.loop->loop->name(),
                          SourceText(v.loop->source));
+    case Violation::Kind::kReshardInLoop:
+      return fmt::format("collective in a loop moving a loop-carried buffer: {} at {}",
+                         CollectiveSummaryLine(*v.collective), SourceText(v.collective->source));
     case Violation::Kind::kContradiction:
     case Violation::Kind::kCopyBytes:
     case Violation::Kind::kCopyCount:

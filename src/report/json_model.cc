@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "hloscope/report/collective_words.h"
 #include "hloscope/report/enum_names.h"
 #include "hloscope/report/wording.h"
 #include "hloscope/support/version.h"
@@ -237,6 +238,7 @@ Json UpdateJson(const UpdateFinding& u) {
   j["in_place"] = IsInPlace(u);
   j["full_rewrite"] = u.full_rewrite;
   j["runs_on"] = u.runs_on ? PositionJson(*u.runs_on) : Json(nullptr);
+  j["gathered_by"] = RefJson(u.gathered_by);
   j["operand"] = PositionJson(u.operand);
   j["reason"] = UpdateReason(u);
   j["buffer_bytes"] = Opt(u.buffer_bytes);
@@ -258,15 +260,18 @@ Json LoopJson(const LoopFinding& l) {
   j["executions"] = Opt(l.executions);
   j["copy_bytes_per_iteration"] = Opt(l.copy_bytes_per_iteration);
   j["rewrite_bytes_per_iteration"] = Opt(l.rewrite_bytes_per_iteration);
+  j["collective_bytes_per_iteration"] = Opt(l.collective_bytes_per_iteration);
   j["scales_with_buffer"] = l.scales_with_buffer;
   Json scaling = Json::array();
   for (const LoopScaling& s : l.scaling) {
     Json js;
     js["kind"] = Str(ScalingKindName(s.kind));
     bool copy = s.kind == LoopScaling::Kind::kCopy;
+    bool rewrite = s.kind == LoopScaling::Kind::kCarryRewritten;
     js["copy"] = copy ? PositionJson(s.copy) : Json(nullptr);
-    js["carry"] = copy ? Json(nullptr) : Json(s.carry);
-    js["rewritten_by"] = copy ? Json(nullptr) : PositionJson(s.rewritten_by);
+    js["carry"] = rewrite ? Json(s.carry) : Json(nullptr);
+    js["rewritten_by"] = rewrite ? PositionJson(s.rewritten_by) : Json(nullptr);
+    js["collective"] = RefJson(s.collective);
     js["shape"] = s.shape->ToString();
     js["bytes"] = Opt(s.bytes);
     js["grows_with_buffer"] = s.grows_with_buffer;
@@ -296,6 +301,56 @@ Json LoopJson(const LoopFinding& l) {
   return j;
 }
 
+Json CollectiveJson(const CollectiveFinding& c) {
+  Json j = RefJson(c.instruction);
+  j["collective"] = c.collective && c.collective != c.instruction ? RefJson(c.collective) : Json(nullptr);
+  j["family"] = Str(CollectiveFamilyName(c.family));
+  j["shape"] = c.shape ? Json(c.shape->ToString()) : Json(nullptr);
+  j["operand_shape"] = c.operand_shape ? Json(c.operand_shape->ToString()) : Json(nullptr);
+  j["group_size"] = c.group_size;
+  j["num_groups"] = c.num_groups;
+  j["spans_all_devices"] = c.spans_all_devices;
+  Json axes = Json::array();
+  for (const std::string& a : c.mesh_axes) axes.push_back(a);
+  j["mesh_axes"] = std::move(axes);
+  j["bytes_sent"] = Opt(c.bytes_sent);
+  j["bytes_received"] = Opt(c.bytes_received);
+  j["bytes"] = Opt(c.bytes);
+  j["exact"] = c.exact;
+  j["executions"] = Opt(c.executions);
+  j["executions_upper_bound"] = c.executions_upper_bound;
+  j["total_bytes"] = Opt(c.total_bytes);
+  j["enclosing_loops"] = Refs(c.enclosing_loops);
+  j["grows_with_buffer"] = c.grows_with_buffer;
+  j["cause"] = Str(CollectiveCauseName(c.cause.cause));
+  j["cause_rule"] = Str(CollectiveRuleName(c.cause.rule));
+  const CollectiveCauseFacts& f = c.cause;
+  Json facts;
+  facts["primitive"] = NullIfEmpty(f.primitive);
+  facts["consumer"] = RefJson(f.consumer.instruction);
+  facts["consumer_fusion"] = RefJson(f.consumer_fusion);
+  facts["producer"] = RefJson(f.producer.instruction);
+  facts["value"] = PositionJson(f.value);
+  facts["from_scatter"] = f.from_scatter;
+  j["cause_facts"] = std::move(facts);
+  j["cause_detail"] = CollectiveCauseDetail(c);
+  j["hint"] = NullIfEmpty(CollectiveCauseHint(c));
+  j["source"] = SourceJson(c.source);
+  return j;
+}
+
+Json SpmdJson(const SpmdFacts& s) {
+  Json j;
+  j["replica_count"] = s.replica_count;
+  j["num_partitions"] = s.num_partitions;
+  j["devices"] = s.devices();
+  Json mesh = Json::array();
+  for (const auto& [name, size] : s.mesh_axes) mesh.push_back({{"name", name}, {"size", size}});
+  j["mesh"] = std::move(mesh);
+  j["text"] = NullIfEmpty(SpmdText(s));
+  return j;
+}
+
 Json ParameterJson(const ParameterFinding& p) {
   Json j;
   j["number"] = p.number;
@@ -308,6 +363,15 @@ Json ParameterJson(const ParameterFinding& p) {
   Json copies = Json::array();
   for (const HloPosition& c : p.copies) copies.push_back(PositionJson(c));
   j["copies"] = std::move(copies);
+  if (p.sharding) {
+    j["sharding"] = {{"text", p.sharding->text},
+                     {"shards_per_dim", p.sharding->shards_per_dim},
+                     {"global_dims", p.sharding->global_dims},
+                     {"replicated", p.sharding->replicated}};
+  } else {
+    j["sharding"] = nullptr;
+  }
+  j["global_bytes"] = Opt(p.global_bytes);
   return j;
 }
 
@@ -367,6 +431,7 @@ Json ViolationJson(const Violation& v) {
   // of a loop's claim (full rewrite, contradicted rewrite).
   j["gate"] = v.gate ? Str(EntryOf(*v.gate).name) : Json(nullptr);
   j["loop"] = v.loop ? RefJson(v.loop->loop) : Json(nullptr);
+  j["collective"] = v.collective ? RefJson(v.collective->instruction) : Json(nullptr);
   bool budget = v.kind == Violation::Kind::kCopyBytes || v.kind == Violation::Kind::kCopyCount ||
                 v.kind == Violation::Kind::kCopiesInLoops || v.kind == Violation::Kind::kCopyBytesInLoops;
   j["limit"] = budget ? Json(v.limit) : Json(nullptr);

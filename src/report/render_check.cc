@@ -9,6 +9,7 @@
 
 #include "hloscope/analysis/source_origin.h"
 #include "hloscope/ir/computation.h"
+#include "hloscope/report/collective_words.h"
 #include "hloscope/report/enum_names.h"
 #include "hloscope/report/json_stream.h"
 #include "hloscope/report/thunk_words.h"
@@ -123,10 +124,14 @@ void UpdatesSection(const ModuleCheck& m, std::ostream& out) {
     if (u.full_rewrite) extra += " full-rewrite";
     if (u.confirmation.confirmed)
       extra += *u.confirmation.confirmed ? " ✓" : " ✗ CONTRADICTED by buffer assignment";
+    if (u.gathered_by) extra += " — on the local shard, after a gather of the whole buffer";
     out << fmt::format("  {:<17} {:<48} {:>9} × {:<5} {}{}\n", UpdateVerdictName(u.verdict),
                        UpdateLabel(u.site), HumanBytes(u.bytes_written),
                        ExecutionsText(u.executions, u.executions_upper_bound), SourceText(u.source), extra);
     if (u.confirmation.confirmed == false) out << fmt::format("  {:<17} {}\n", "", ConfirmationText(u));
+    if (u.gathered_by)
+      if (const CollectiveFinding* c = m.FindCollective(u.gathered_by))
+        out << fmt::format("  {:<17} {}\n", "", GatheredByText(*c));
   });
 }
 
@@ -136,8 +141,11 @@ void LoopsSection(const ModuleCheck& m, std::ostream& out) {
     std::string trips = l.trip_count ? fmt::format("{} iterations ({})", *l.trip_count,
                                                    TripCountSourceName(l.trip_count_source))
                                      : "unknown trip count";
-    out << fmt::format("  {:<18} {:<40} per iteration: {} copied, {} rewritten{}\n", l.loop->name(), trips,
+    out << fmt::format("  {:<18} {:<40} per iteration: {} copied, {} rewritten{}{}\n", l.loop->name(), trips,
                        HumanBytes(l.copy_bytes_per_iteration), HumanBytes(l.rewrite_bytes_per_iteration),
+                       l.collective_bytes_per_iteration
+                           ? fmt::format(", {} by collectives", HumanBytes(l.collective_bytes_per_iteration))
+                           : "",
                        l.scales_with_buffer ? " — grows with buffer size" : "");
     std::map<int64_t, const LoopScaling*> rewrites;
     // Copies made inside library code: one line for all of them.
@@ -145,8 +153,12 @@ void LoopsSection(const ModuleCheck& m, std::ostream& out) {
     int64_t library_copies = 0;
     std::optional<int64_t> library_bytes = 0;
     for (const LoopScaling& s : l.scaling) {
-      if (s.kind != LoopScaling::Kind::kCopy) {
+      if (s.kind == LoopScaling::Kind::kCarryRewritten) {
         rewrites[s.carry] = &s;
+        continue;
+      }
+      if (s.kind == LoopScaling::Kind::kCollective) {
+        out << fmt::format("  {:<18} {}\n", "", ScalingText(s, l));
         continue;
       }
       const CopyFinding* c = m.FindCopy(s.copy);
@@ -188,7 +200,7 @@ void LoopsSection(const ModuleCheck& m, std::ostream& out) {
 }
 
 void ParametersSection(const ModuleCheck& m, std::ostream& out) {
-  out << "\nPARAMETERS\n";
+  out << (m.spmd.devices() > 1 ? "\nPARAMETERS (shapes and bytes per device)\n" : "\nPARAMETERS\n");
   for (const ParameterFinding& p : m.parameters) {
     std::vector<std::string> names;
     for (const HloPosition& c : p.copies) names.push_back(std::string(c.instruction->name()));
@@ -196,6 +208,25 @@ void ParametersSection(const ModuleCheck& m, std::ostream& out) {
     out << fmt::format("  {:<3} {:<14} {:<20} {:>9}  {:<12} {}\n", p.number, p.parameter->name(),
                        p.parameter->shape().ToString(), HumanBytes(p.bytes),
                        p.donated() ? "donated" : "not donated", copied);
+    if (p.sharding && m.spmd.devices() > 1) out << fmt::format("  {:<18} {}\n", "", ParameterShardingText(p));
+  }
+}
+
+void CollectivesSection(const ModuleCheck& m, std::ostream& out) {
+  out << "\nCOLLECTIVES (bytes per device, by bytes per call)\n";
+  for (const CollectiveFinding& c : m.collectives) {
+    std::string where =
+        c.enclosing_loops.empty() ? "entry" : fmt::format("in {}", c.enclosing_loops.front()->name());
+    out << fmt::format("  {:<22} {:<18} {:>9} × {:<5} = {:>9}   {:<16} {}\n", c.instruction->name(),
+                       CollectiveFamilyName(c.family), HumanBytes(c.bytes),
+                       ExecutionsText(c.executions, c.executions_upper_bound), HumanBytes(c.total_bytes),
+                       where, SourceText(c.source));
+    out << fmt::format("  {:<22} over {}; {}\n", "", CollectiveGroupText(c),
+                       c.shape ? c.shape->ToString() : std::string("?"));
+    out << fmt::format("  {:<22} cause: {} — {}\n", "", CollectiveCauseName(c.cause.cause),
+                       CollectiveCauseDetail(c));
+    std::string hint = CollectiveCauseHint(c);
+    if (!hint.empty()) out << fmt::format("  {:<22} hint:  {}\n", "", hint);
   }
 }
 
@@ -207,9 +238,12 @@ void RenderCheckText(const std::vector<const ModuleCheck*>& modules, const Check
     const ModuleCheck& m = *modules[mi];
     if (mi) out << "\n";
     out << Headline(m) << "\n";
+    if (std::string spmd = SpmdText(m.spmd); !spmd.empty())
+      out << fmt::format("  Sharded: {}; every byte figure is per device.\n", spmd);
     if (std::string largest = LargestCopyLine(m); !largest.empty())
       out << fmt::format("  Largest: {}.\n", largest);
     if (!m.copies.empty()) CopiesSection(m, options, out);
+    if (!m.collectives.empty()) CollectivesSection(m, out);
     if (!m.updates.empty()) UpdatesSection(m, out);
     if (!m.loops.empty()) LoopsSection(m, out);
     if (!m.parameters.empty()) ParametersSection(m, out);
@@ -276,11 +310,13 @@ void WriteCheckJson(const std::vector<const ModuleCheck*>& modules, const std::v
     head["buffer_assignment_mismatch"] =
         m->buffer_assignment_mismatch ? Json(*m->buffer_assignment_mismatch) : Json(nullptr);
     head["thunks"] = ThunkCheckJson(m->thunks);
+    head["spmd"] = SpmdJson(m->spmd);
     js.Members(head);
     js.Array("parameters", m->parameters, ParameterJson);
     js.Array("copies", m->copies, CopyJson);
     js.Array("updates", m->updates, UpdateJson);
     js.Array("loops", m->loops, LoopJson);
+    js.Array("collectives", m->collectives, CollectiveJson);
     if (kernels && mi < kernels->size()) {
       const FusionSelection& sel = (*kernels)[mi];
       js.Key("kernels");

@@ -29,6 +29,8 @@ std::string DiffKindName(DiffKind kind) {
       return "carry";
     case DiffKind::kKernel:
       return "kernel";
+    case DiffKind::kCollective:
+      return "collective";
   }
   return "copy";
 }
@@ -66,6 +68,8 @@ std::string DiffWhatText(const DiffItem& it) {
                          w.carry ? std::to_string(*w.carry) : std::string("?"), w.pattern);
     case DiffKind::kKernel:
       return fmt::format("kernel {} {}", w.kernel_kind, w.pattern);
+    case DiffKind::kCollective:
+      return fmt::format("{} {} ({}, per device)", w.family, w.pattern, DiffStateText(w.cause));
   }
   return "";
 }

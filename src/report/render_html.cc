@@ -8,6 +8,7 @@
 
 #include "hloscope/analysis/scope_filter.h"
 #include "hloscope/analysis/source_origin.h"
+#include "hloscope/report/collective_words.h"
 #include "hloscope/report/enum_names.h"
 #include "hloscope/report/html_text.h"
 #include "hloscope/report/loop_graph.h"
@@ -218,6 +219,34 @@ void LoopsSection(const ModuleContext& m, std::ostream& out) {
   out << "</tbody></table></section>\n";
 }
 
+// Sharded modules: every collective, bytes per device (docs/sharding.md).
+void CollectivesSection(const ModuleContext& m, std::ostream& out) {
+  if (m.check.collectives.empty()) return;
+  out << fmt::format(
+      "<section class=\"collectives\"><h3>Collectives <span class=\"muted\">({} in all; {}; bytes per "
+      "device, by bytes per call)</span></h3>\n<table class=\"findings "
+      "sortable\"><thead><tr><th>collective</th>"
+      "<th>family</th><th>shape</th><th>bytes</th><th>×</th><th>per call</th><th>where</th><th>source</th>"
+      "<th>cause</th></tr></thead><tbody>\n",
+      m.check.collectives.size(), HtmlShown(SpmdText(m.check.spmd)));
+  for (const CollectiveFinding& c : m.check.collectives) {
+    std::string loop = c.enclosing_loops.empty() ? "" : std::string(c.enclosing_loops.front()->name());
+    std::string hint = CollectiveCauseHint(c);
+    out << fmt::format(
+        "<tr{}><td>{}</td><td>{}</td><td>{}<br><span class=\"muted\">over {}</span></td>{}{}{}<td>{}</td>"
+        "<td>{}</td><td><span class=\"{}\">{}</span> — {}{}</td></tr>\n",
+        Facets(ScopeOf(c.source), loop, OriginOf(c.source).library), HtmlShown(c.instruction->name()),
+        HtmlEscape(CollectiveFamilyName(c.family)), HtmlShown(c.shape ? c.shape->ToString() : "?"),
+        HtmlShown(CollectiveGroupText(c)), NumCell(c.bytes, HumanBytes(c.bytes)),
+        NumCell(c.executions, ExecutionsText(c.executions, c.executions_upper_bound)),
+        NumCell(c.total_bytes, HumanBytes(c.total_bytes)), loop.empty() ? "entry" : "in " + HtmlShown(loop),
+        m.SourceCell(c.source), c.grows_with_buffer ? "bad" : "cause",
+        HtmlEscape(CollectiveCauseName(c.cause.cause)), HtmlShown(CollectiveCauseDetail(c)),
+        hint.empty() ? "" : "<br><b>hint:</b> " + HtmlShown(hint));
+  }
+  out << "</tbody></table></section>\n";
+}
+
 void ParametersSection(const ModuleContext& m, std::ostream& out) {
   if (m.check.parameters.empty()) return;
   out << "<section class=\"parameters\"><h3>Parameters</h3>\n<table class=\"findings "
@@ -392,6 +421,7 @@ void RenderHtmlReport(const std::vector<HtmlModule>& modules, const HtmlReportOp
     RenderSourceSection(mi, check, modules[mi].lines, anchors, options.context, files, out);
     out << fmt::format("</{}>\n", options.compact ? "details" : "section");
     CopiesSection(m, options, out);
+    CollectivesSection(m, out);
     UpdatesSection(m, out);
     LoopsSection(m, out);
     ParametersSection(m, out);

@@ -40,6 +40,16 @@ void RenderRulesText(std::ostream& out) {
     out << fmt::format("      {}\n", r.checks);
     if (!r.hint.empty()) out << fmt::format("      hint: {}\n", DescribeTemplate(r.hint));
   }
+  out << "\nCollective causes (sharded programs; docs/sharding.md):\n";
+  for (const CollectiveCauseEntry& c : CollectiveCauseCatalog())
+    out << fmt::format("  {:<24} {}\n", c.name, c.sarif_short);
+  out << "\nCollective rules, in the order they are tried:\n";
+  n = 0;
+  for (const CollectiveRuleEntry& r : CollectiveRuleCatalog()) {
+    out << fmt::format("  {:>2}. {:<28} → {}\n", ++n, r.name, CollectiveCauseName(r.cause));
+    out << fmt::format("      {}\n", r.checks);
+    if (!r.hint.empty()) out << fmt::format("      hint: {}\n", DescribeTemplate(r.hint));
+  }
   out << "\nGates (--fail-on NAME; --fail is the preset `default`):\n";
   for (const GatePreset& p : GatePresets()) out << fmt::format("  {:<26} (preset) {}\n", p.name, p.help);
   for (const GateEntry& g : GateCatalog()) out << fmt::format("  {:<26} {}\n", g.name, g.help);
@@ -72,6 +82,18 @@ Json RulesJson() {
     if (std::find(doc["families"].begin(), doc["families"].end(), name) == doc["families"].end())
       doc["families"].push_back(name);
   }
+  doc["collective_causes"] = Json::array();
+  for (const CollectiveCauseEntry& c : CollectiveCauseCatalog())
+    doc["collective_causes"].push_back(
+        {{"name", c.name}, {"description", c.sarif_short}, {"help", c.sarif_help}});
+  doc["collective_rules"] = Json::array();
+  for (const CollectiveRuleEntry& r : CollectiveRuleCatalog())
+    doc["collective_rules"].push_back({{"name", r.name},
+                                       {"cause", CollectiveCauseName(r.cause)},
+                                       {"checks", r.checks},
+                                       {"example", r.example},
+                                       {"detail", r.detail},
+                                       {"hint", r.hint}});
   doc["gates"] = Json::array();
   for (const GateEntry& g : GateCatalog())
     doc["gates"].push_back({{"name", g.name}, {"help", g.help}, {"diff_only", g.diff_only}});
@@ -92,6 +114,14 @@ void RenderRulesMarkdown(std::ostream& out) {
   for (const RuleEntry& r : RuleCatalog())
     out << fmt::format("| {} | `{}` | `{}` | {} | {} | {} | {} |\n", ++n, r.name, CopyCauseName(r.cause),
                        TriedForText(r), Cell(r.checks), Cell(r.example),
+                       r.hint.empty() ? "—" : Cell(DescribeTemplate(r.hint)));
+  out << "\nCollectives (sharded programs, docs/sharding.md), in the order the rules are tried:\n\n"
+      << "| # | rule (`cause_rule`) | cause | what the code checks | typical JAX code | hint |\n"
+      << "|---|---|---|---|---|---|\n";
+  n = 0;
+  for (const CollectiveRuleEntry& r : CollectiveRuleCatalog())
+    out << fmt::format("| {} | `{}` | `{}` | {} | {} | {} |\n", ++n, r.name, CollectiveCauseName(r.cause),
+                       Cell(r.checks), Cell(r.example),
                        r.hint.empty() ? "—" : Cell(DescribeTemplate(r.hint)));
   out << "\n| gate (`--fail-on`) | default | fails when |\n|---|---|---|\n";
   for (const GateEntry& g : GateCatalog())

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "hloscope/analysis/source_origin.h"
+#include "hloscope/report/collective_words.h"
 #include "hloscope/report/enum_names.h"
 #include "hloscope/report/json_model.h"
 #include "hloscope/report/wording.h"
@@ -36,6 +37,11 @@ std::vector<Rule> Rules() {
                    "Update only the rows that change (x.at[i].set) instead of a whole-array where/select."});
   rules.push_back({"verdict/contradicted", "XLA's buffer assignment contradicts hloscope's verdict",
                    "Report it: the verdict is wrong."});
+  // Sharded modules: one rule per collective cause, after the rules above
+  // (so that their indices do not move).
+  for (const CollectiveCauseEntry& c : CollectiveCauseCatalog())
+    rules.push_back(
+        {fmt::format("collective/{}", c.name), std::string(c.sarif_short), std::string(c.sarif_help)});
   return rules;
 }
 
@@ -192,6 +198,31 @@ void WriteCheckSarif(const std::vector<const ModuleCheck*>& modules, const Sarif
       results.push_back(SarifResult(rules, rule, library ? "note" : "warning", message, u.source,
                                     u.site.owner(), options, std::move(props), &occurrences));
     }
+    // Collectives the partitioner put inside a loop (not the program's own,
+    // not sums of partial results): a warning when it grows with the buffer.
+    for (const CollectiveFinding& c : m->collectives) {
+      if (c.enclosing_loops.empty() || c.cause.cause == CollectiveCause::kExplicit ||
+          c.cause.cause == CollectiveCause::kReduction || c.total_bytes.value_or(0) < options.min_bytes)
+        continue;
+      std::string hint = CollectiveCauseHint(c);
+      bool library = OriginOf(c.source).library;
+      std::string message = fmt::format("{}: {}, inside {} — {}{}", m->module->name(),
+                                        CollectiveSummaryLine(c), c.enclosing_loops.front()->name(),
+                                        CollectiveCauseDetail(c), hint.empty() ? "" : ". Fix: " + hint);
+      Json props = {{"module", Shown(m->module->name())},
+                    {"family", CollectiveFamilyName(c.family)},
+                    {"bytes", Opt(c.bytes)},
+                    {"executions", Opt(c.executions)},
+                    {"bytes_per_call", Opt(c.total_bytes)},
+                    {"per_device", true},
+                    {"cause", CollectiveCauseName(c.cause.cause)},
+                    {"hint", Shown(hint)},
+                    {"grows_with_buffer", c.grows_with_buffer},
+                    {"library", library}};
+      results.push_back(SarifResult(rules, fmt::format("collective/{}", CollectiveCauseName(c.cause.cause)),
+                                    library || !c.grows_with_buffer ? "note" : "warning", message, c.source,
+                                    c.instruction, options, std::move(props), &occurrences));
+    }
   }
   Json driver = {{"name", "hloscope"},
                  {"version", kHloscopeVersion},
@@ -199,10 +230,12 @@ void WriteCheckSarif(const std::vector<const ModuleCheck*>& modules, const Sarif
                  {"informationUri", std::string(kDocs) + "report.md"},
                  {"rules", Json::array()}};
   for (const Rule& r : rules)
-    driver["rules"].push_back({{"id", r.id},
-                               {"shortDescription", {{"text", r.short_text}}},
-                               {"help", {{"text", r.help}}},
-                               {"helpUri", std::string(kDocs) + "analysis.md"}});
+    driver["rules"].push_back(
+        {{"id", r.id},
+         {"shortDescription", {{"text", r.short_text}}},
+         {"help", {{"text", r.help}}},
+         {"helpUri",
+          std::string(kDocs) + (r.id.starts_with("collective/") ? "sharding.md" : "analysis.md")}});
   Json run = {{"tool", {{"driver", driver}}}, {"results", results}, {"columnKind", "unicodeCodePoints"}};
   if (!options.source_roots.empty()) {
     std::error_code ec;

@@ -90,6 +90,10 @@ RunRecord SummarizeRun(const ModuleCheck& check, const std::string& dump, const 
     if (!c.enclosing_loops.empty()) ++r.copies_in_loops;
     if (c.cause.cause == CopyCause::kNonDonatedParameter) ++r.donation_problems;
   }
+  for (const CollectiveFinding& c : check.collectives) {
+    ++r.collectives;
+    r.collective_bytes_per_call = SatAdd(r.collective_bytes_per_call, c.total_bytes);
+  }
   const UpdateFinding* first_oop = nullptr;
   for (const UpdateFinding& u : check.updates) {
     std::optional<Gate> g = GateOf(u, check);
@@ -106,7 +110,7 @@ RunRecord SummarizeRun(const ModuleCheck& check, const std::string& dump, const 
     r.where = SourceText(*where);
     r.library = OriginOf(*where).library;
   }
-  if (!r.problems.empty() || r.array_copies > 0) {
+  if (!r.problems.empty() || r.array_copies > 0 || r.collectives > 0) {
     std::ostringstream text;
     RenderCheckText({&check}, {filter}, text);
     r.report = text.str();
@@ -145,7 +149,8 @@ void RenderRunSummary(const std::vector<RunRecord>& records, const RunSummaryOpt
   std::vector<std::string> quiet;  // functions with nothing to report: one line for all
   for (const Row& row : rows) {
     const RunRecord& w = *row.worst;
-    if (w.array_copies == 0 && w.problems.empty() && w.out_of_place == 0 && w.donation_problems == 0) {
+    if (w.array_copies == 0 && w.problems.empty() && w.out_of_place == 0 && w.donation_problems == 0 &&
+        w.collectives == 0) {
       quiet.push_back(Shown(row.function));
       continue;
     }
@@ -157,6 +162,9 @@ void RenderRunSummary(const std::vector<RunRecord>& records, const RunSummaryOpt
                        w.library ? " (library)" : "");
     if (row.compilations.size() > 1 || !w.problems.empty())
       out << fmt::format("  {:<28}      {}\n", "", Shown(Signatures(row)));
+    if (w.collectives > 0)
+      out << fmt::format("  {:<28}      {} collective{}: {} per device per call\n", "", w.collectives,
+                         w.collectives == 1 ? "" : "s", HumanBytes(w.collective_bytes_per_call));
   }
   if (!quiet.empty()) {
     size_t listed = std::min<size_t>(quiet.size(), 6);
@@ -169,7 +177,7 @@ void RenderRunSummary(const std::vector<RunRecord>& records, const RunSummaryOpt
   for (const Row& row : rows) {
     if (shown >= options.worst_reports) break;
     const RunRecord& w = *row.worst;
-    if (w.problems.empty() && w.array_copies == 0) continue;
+    if (w.problems.empty() && w.array_copies == 0 && w.collectives == 0) continue;
     ++shown;
     out << fmt::format("\n── {} ({}) — {}\n", Shown(row.function), Shown(w.signature), Shown(w.dump));
     out << w.report;
@@ -203,6 +211,8 @@ Json RunJson(const std::vector<RunRecord>& records, const std::vector<std::strin
     f["growing_loops"] = w.growing_loops;
     f["out_of_place"] = w.out_of_place;
     f["donation_problems"] = w.donation_problems;
+    f["collectives"] = w.collectives;
+    f["collective_bytes_per_call"] = Opt(w.collective_bytes_per_call);
     f["problems"] = Json::array();
     for (const std::string& p : w.problems) f["problems"].push_back(Shown(p));
     f["signatures"] = Json::array();
@@ -216,7 +226,8 @@ Json RunJson(const std::vector<RunRecord>& records, const std::vector<std::strin
                                    {"signature", Shown(r.signature)},
                                    {"headline", Shown(r.headline)},
                                    {"buffer_assignment", r.buffer_assignment},
-                                   {"bytes_per_call", Opt(r.bytes_per_call)}});
+                                   {"bytes_per_call", Opt(r.bytes_per_call)},
+                                   {"collective_bytes_per_call", Opt(r.collective_bytes_per_call)}});
   return doc;
 }
 

@@ -67,7 +67,8 @@ GateOptions Preset(std::string_view name) {
 }
 
 TEST(PolicyTest, PresetsAndNames) {
-  EXPECT_EQ(DefaultGates(), (GateSet{Gate::kCopiesInLoops, Gate::kNotInPlace, Gate::kFullRewrites}));
+  EXPECT_EQ(DefaultGates(),
+            (GateSet{Gate::kCopiesInLoops, Gate::kNotInPlace, Gate::kFullRewrites, Gate::kReshardsInLoops}));
   EXPECT_EQ(*GatesNamed("default"), DefaultGates());
   EXPECT_TRUE(GatesNamed("strict")->Has(Gate::kUndonated));
   EXPECT_TRUE(GatesNamed("strict")->Has(Gate::kContradictions));

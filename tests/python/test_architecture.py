@@ -78,8 +78,10 @@ def test_no_name_lookups_or_label_parsing_above_the_parser():
 def test_findings_carry_no_names():
     with open(os.path.join(REPO, "include", "hloscope", "analysis", "findings.h")) as f:
         fields = re.findall(r"^\s+std::(?:string|string_view|vector<std::string>)\s+(\w+)", f.read(), re.M)
-    # Paths, and XLA's name for a thunk's kind (an open set, from the GPU dump): no names of the IR.
-    assert fields == ["kind", "path", "buffer_assignment_path"]
+    # Paths, XLA's name for a thunk's kind (an open set, from the GPU dump), the JAX primitive an
+    # op_name ends in, mesh axis names and a sharding as the module writes them, and the
+    # diagnostics of collectives that do not decode: no names of the IR's instructions.
+    assert fields == ["kind", "primitive", "mesh_axes", "text", "path", "buffer_assignment_path", "undecoded"]
 
 
 def test_no_source_file_is_much_over_600_lines():

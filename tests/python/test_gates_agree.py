@@ -50,6 +50,12 @@ def fixture_inputs():
     files += sorted(glob.glob(os.path.join(REPO, "tests/fixtures/difftest/*/module.hlo.txt")))
     files += sorted(glob.glob(os.path.join(REPO, "tests/fixtures/jax-libs/*/module.hlo.txt")))
     files += [os.path.join(REPO, "examples/dumps/replay_rollout.cpu_after_optimizations.txt")]
+    # Sharded compiles: the collective gate (reshards-in-loops) through every door too.
+    for name in ("sharded-tpu-v5e/replay_buffer_at_set", "sharded-tpu-v5e/replay_buffer_dus",
+                 "sharded-tpu-v4/replay_buffer_sample", "sharded-tpu-v5e/kv_decode_seq_at_set",
+                 "sharded-cpu/reshard_carry_loop", "sharded-cpu/ring_ppermute", "sharded-cpu/replay_buffer_sample",
+                 "sharded-cpu/moe_all_to_all", "sharded-gpu-h100/fsdp_train_step_gspmd"):
+        files.append(os.path.join(REPO, "tests/fixtures", name, "module.hlo.txt"))
     return files
 
 

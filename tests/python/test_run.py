@@ -52,7 +52,7 @@ def test_fail_exits_1_on_the_copy_and_0_on_the_fixed_program(hloscope_bin, tmp_p
     slow = run(hloscope_bin, tmp_path, opts=("--fail", "--min-bytes", "1048576"))
     assert slow.returncode == 1, slow.stderr
     assert ("hloscope run: failed: 1 compilation broke the gates copies-in-loops, not-in-place, full-rewrites, "
-            "counting findings of at least 1.0 MiB per call (--fail)") in slow.stderr
+            "reshards-in-loops, counting findings of at least 1.0 MiB per call (--fail)") in slow.stderr
     fixed = run(hloscope_bin, tmp_path, "--fixed", opts=("--fail", "--min-bytes", "1048576"))
     assert fixed.returncode == 0, fixed.stderr
     assert "replay_rollout_fixed" in fixed.stderr

@@ -81,7 +81,7 @@ TEST(GateWordingTest, NothingSelectedListsTheUpdatesThereAre) {
 }
 
 TEST(GateWordingTest, GateSetsAreNamed) {
-  EXPECT_EQ(GateSetText(DefaultGates()), "copies-in-loops, not-in-place, full-rewrites");
+  EXPECT_EQ(GateSetText(DefaultGates()), "copies-in-loops, not-in-place, full-rewrites, reshards-in-loops");
   EXPECT_EQ(GateSetText({}), "(none)");
 }
 

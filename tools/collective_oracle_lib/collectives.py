@@ -19,6 +19,8 @@ lists, group size, group mode, bytes sent and received per device per execution,
 executions per call, bytes per call), per-opcode totals and the loops.
 """
 
+import re
+
 from .groups import _groups_for
 from .hlo_text import Module, shape_bytes, shape_str
 from .traffic import _bytes, _element_types, _payload
@@ -54,6 +56,26 @@ def analyze(text):
                     if inner:
                         wrapped[callee] = (ins, inner[0])
     async_starts = {w[0].name: w[1] for w in wrapped.values()}
+    # TPU async collective fusions: one collective split into a start kernel (its computation
+    # calls custom-call AsyncCollectiveStart), continuation kernels and a done kernel, each holding
+    # a copy of the collective tagged frontend_attributes={chain_id="N"}. The data moves once: the
+    # chain is counted at its start kernel, the other members are listed as role "chain" with 0
+    # bytes (like -done).
+    def _chain(ins):
+        m = re.search(r'chain_id="([^"]*)"', ins.attrs.get("frontend_attributes", ""))
+        return (m.group(1), ins.attrs.get("channel_id")) if m else None
+
+    def _calls_target(comp, target):
+        return any(i.opcode == "custom-call" and target in i.attrs.get("custom_call_target", "")
+                   for i in mod.computations[comp])
+
+    chain_starts = {}
+    for comp in mod.order:
+        if _calls_target(comp, "AsyncCollectiveStart"):
+            for i in mod.computations[comp]:
+                if _base_opcode(i.opcode)[0] and _chain(i):
+                    chain_starts.setdefault(_chain(i), i.name)
+    chains_counted = {}
     # async-done instructions whose start wraps a collective
     out = []
     for comp in mod.order:
@@ -75,6 +97,18 @@ def analyze(text):
                 if base is None:
                     continue
             attrs_src = inner or ins
+            key = _chain(ins) if inner is None else None
+            if key is not None:
+                start_name = chain_starts.get(key) or chains_counted.setdefault(key, ins.name)
+                if start_name != ins.name:
+                    form, gtext, groups, mode = _groups_for(ins, mod, base)
+                    entry = _entry(ins, comp, base, "chain", inner, form, gtext, groups, mode, counts)
+                    entry.update({"result_shapes": [shape_str(ins.shape)], "operand_shapes": [],
+                                  "bytes_sent_per_device": 0, "bytes_received_per_device": 0,
+                                  "bytes_sent_per_call": 0, "bytes_received_per_call": 0,
+                                  "counted_at": start_name})
+                    out.append(entry)
+                    continue
             if role in ("done", "update"):
                 start = ins
                 while start is not None and start.opcode.endswith(("-done", "-update")):
@@ -129,7 +163,7 @@ def analyze(text):
     for e in out:
         t = totals.setdefault(e["base_opcode"], {"count": 0, "bytes_sent_per_call": 0,
                                                 "bytes_received_per_call": 0, "unknown_executions": 0})
-        if e["role"] in ("done", "update"):
+        if e["role"] in ("done", "update", "chain"):
             continue
         t["count"] += 1
         if e["bytes_sent_per_call"] is None:

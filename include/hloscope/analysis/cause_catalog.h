@@ -30,6 +30,19 @@ enum class CauseRule : uint8_t {
   kNone,
 };
 
+// Why a collective is there (the collectives' rows of the catalog).
+enum class CollectiveCause : uint8_t {
+#define COLLECTIVE_CAUSE(id, ...) id,
+#include "hloscope/analysis/cause_catalog.def"
+#undef COLLECTIVE_CAUSE
+};
+enum class CollectiveRule : uint8_t {
+#define COLLECTIVE_RULE(id, ...) id,
+#include "hloscope/analysis/cause_catalog.def"
+#undef COLLECTIVE_RULE
+  kNone,
+};
+
 // The evidence a rule reads and the facts it states: one matcher per family
 // (copy_causes.cc) and one payload type (findings.h, CausePayload).
 enum class CauseFamily : uint8_t {
@@ -78,6 +91,31 @@ struct RuleEntry {
 
   bool TriedFor(CopySubject subject) const { return (tried_for & SubjectBits(subject)) != 0; }
 };
+
+struct CollectiveCauseEntry {
+  CollectiveCause cause;
+  std::string_view name;
+  std::string_view sarif_short;
+  std::string_view sarif_help;
+};
+
+struct CollectiveRuleEntry {
+  CollectiveRule rule;
+  std::string_view name;
+  CollectiveCause cause;
+  std::string_view detail;   // wording template
+  std::string_view hint;     // wording template; may expand to ""
+  std::string_view checks;   // docs
+  std::string_view example;  // docs
+};
+
+std::span<const CollectiveCauseEntry> CollectiveCauseCatalog();
+std::span<const CollectiveRuleEntry> CollectiveRuleCatalog();
+const CollectiveCauseEntry& EntryOf(CollectiveCause cause);
+const CollectiveRuleEntry* EntryOf(CollectiveRule rule);
+CollectiveCause CauseOf(CollectiveRule rule);
+std::string_view CollectiveCauseName(CollectiveCause cause);
+std::string_view CollectiveRuleName(CollectiveRule rule);
 
 // Every cause and every rule, in catalog order (rules: the order they are tried).
 std::span<const CauseEntry> CauseCatalog();

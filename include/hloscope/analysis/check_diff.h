@@ -34,7 +34,7 @@ namespace hloscope {
 
 // kCarry: a loop carry rewritten in full every iteration (a loop's
 // `scaling` entry of kind carry-rewrite; carries that are copied are copies).
-enum class DiffKind : uint8_t { kParameter, kCopy, kUpdate, kLoop, kCarry, kKernel };
+enum class DiffKind : uint8_t { kParameter, kCopy, kUpdate, kLoop, kCarry, kKernel, kCollective };
 enum class DiffStatus : uint8_t { kOnlyInA, kOnlyInB, kChanged, kUnchanged };
 
 // What a group's findings are in: a copy's cause, an update's verdict, a
@@ -73,6 +73,8 @@ struct DiffIdentity {
   int64_t number = -1;
   std::string name;
   std::string kernel_kind;
+  // kCollective: its family ("all-gather") and cause (in `cause`).
+  std::string family;
 };
 
 // One side of a matched group: the findings of one compilation with one

@@ -44,6 +44,18 @@ struct DocCopy {
   std::optional<DocSource> source;
 };
 
+struct DocCollective {
+  std::string instruction, computation;
+  std::string family;  // "all-gather", as written
+  std::string shape;
+  std::optional<CollectiveCause> cause;
+  std::string cause_text;                                 // as written
+  std::optional<int64_t> bytes, executions, total_bytes;  // per device
+  size_t loop_depth = 0;
+  bool grows_with_buffer = false;
+  std::optional<DocSource> source;
+};
+
 struct DocUpdate {
   std::string instruction, computation, opcode;
   bool fused = false;
@@ -101,6 +113,7 @@ struct DocModule {
   std::vector<DocCopy> copies;
   std::vector<DocUpdate> updates;
   std::vector<DocLoop> loops;
+  std::vector<DocCollective> collectives;
   std::vector<DocKernel> kernels;
   bool has_kernels = false;  // written with --kernels
 

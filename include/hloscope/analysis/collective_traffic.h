@@ -115,6 +115,7 @@ struct CollectiveTraffic {
   int64_t operand_count = 0;
   std::optional<int64_t> operand_bytes;   // B, per device
   std::optional<int64_t> result_bytes;    // R, per device (nullopt: not shown by the shape)
+  const Shape* result_shape = nullptr;    // the result's part of the shape (a -start's is a tuple)
   std::optional<int64_t> bytes_sent;      // per device per execution (nullopt: unknown size)
   std::optional<int64_t> bytes_received;  // per device per execution
   bool exact = true;                      // false: an upper bound (ragged-all-to-all)

@@ -52,6 +52,7 @@ FindingFacts FactsOf(const UpdateFinding& update);
 // A loop's scaling entry (a copy or a carry rewritten in full every
 // iteration): bytes per call are its bytes × the iterations per call.
 FindingFacts FactsOf(const LoopScaling& scaling, const LoopFinding& loop);
+FindingFacts FactsOf(const CollectiveFinding& collective);
 
 // Whether a finding with these facts counts under the filter (the scope is
 // applied before, to the findings themselves: scope_filter.h).

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "hloscope/analysis/cause_catalog.h"
+#include "hloscope/analysis/collective_traffic.h"
 #include "hloscope/analysis/dataflow.h"
 #include "hloscope/analysis/donation.h"
 #include "hloscope/analysis/execution_counts.h"
@@ -293,6 +294,11 @@ struct UpdateFinding {
   std::vector<const HloInstruction*> enclosing_loops;
   Confirmation confirmation;
   std::optional<SourceLocation> source;
+  // A collective that gathers the whole (sharded) buffer so that this
+  // update can run at a run-time index (a CollectiveFinding's
+  // `instruction`): the update is in place on the local shard, but the
+  // gather moves the whole buffer every time.
+  const HloInstruction* gathered_by = nullptr;
 
   const HloInstruction* instruction() const { return site.instruction; }
   const HloInstruction* fusion() const { return site.fusion; }
@@ -306,11 +312,14 @@ struct LoopScaling {
   enum class Kind : uint8_t {
     kCopy,            // a copy runs every iteration
     kCarryRewritten,  // a carry is rewritten in full every iteration
+    kCollective,      // a collective runs every iteration (per device)
   };
   Kind kind = Kind::kCopy;
-  HloPosition copy;          // kCopy: the copy (a CopyFinding's `copy`)
-  int64_t carry = -1;        // kCarryRewritten
-  HloPosition rewritten_by;  // kCarryRewritten: the defining position of the new value
+  HloPosition copy;                                 // kCopy: the copy (a CopyFinding's `copy`)
+  const HloInstruction* collective = nullptr;       // kCollective: a CollectiveFinding's `instruction`
+  std::optional<CollectiveCause> collective_cause;  // kCollective: its cause
+  int64_t carry = -1;                               // kCarryRewritten
+  HloPosition rewritten_by;                         // kCarryRewritten: the defining position of the new value
   const Shape* shape = nullptr;
   std::optional<int64_t> bytes;
   // The array is a buffer the loop otherwise touches at run-time positions
@@ -352,6 +361,9 @@ struct LoopFinding {
   std::optional<int64_t> executions;
   std::optional<int64_t> copy_bytes_per_iteration;
   std::optional<int64_t> rewrite_bytes_per_iteration;
+  // Bytes the loop's collectives move per device per iteration (nested loops
+  // multiplied in); nullopt in a module without collectives, or unknown.
+  std::optional<int64_t> collective_bytes_per_iteration;
   bool scales_with_buffer = false;  // some scaling entry is a sliced buffer
   std::vector<LoopScaling> scaling;
   std::vector<const HloInstruction*> enclosing_loops;
@@ -359,7 +371,85 @@ struct LoopFinding {
 };
 
 // ---------------------------------------------------------------------------
+// Collectives (sharded programs)
+
+// The facts behind a collective's cause (CollectiveRule, the catalog's
+// collective rows): the instruction that makes it necessary, and how.
+struct CollectiveCauseFacts {
+  CollectiveCause cause = CollectiveCause::kUnknownCollective;
+  CollectiveRule rule = CollectiveRule::kNone;
+  // The JAX primitive of an explicit collective (psum, ppermute, ...), as
+  // its op_name ends.
+  std::string primitive;
+  // The instruction (or fused instruction) that reads, updates or consumes
+  // the collective's result at a run-time index, or that made its operand
+  // (partial sums); and the kernel it is fused into.
+  InstructionAt consumer;
+  const HloInstruction* consumer_fusion = nullptr;
+  InstructionAt producer;
+  // The value it gathers or moves: the defining position of its operand.
+  HloPosition value;
+  // The consumer is JAX's scatter (buf.at[i].set): the fix is a
+  // dynamic_update_slice.
+  bool from_scatter = false;
+};
+
+struct CollectiveFinding {
+  // The collective as counted: the sync op, the -start of an async pair,
+  // an async-start wrapper, or the fusion a (TPU) fused collective runs in.
+  const HloInstruction* instruction = nullptr;
+  // The collective instruction whose attributes were read (inside the
+  // async or fused computation; `instruction` otherwise).
+  const HloInstruction* collective = nullptr;
+  CollectiveFamily family = CollectiveFamily::kAllReduce;
+  int64_t group_size = 0;
+  int64_t num_groups = 0;
+  bool spans_all_devices = false;
+  // The mesh axes its groups vary along, when the module says (the mesh
+  // form of replica groups, or the module's mesh): axis names as written.
+  std::vector<std::string> mesh_axes;
+  // Per device per execution (analysis/collective_traffic.h), and per call.
+  std::optional<int64_t> bytes_sent;
+  std::optional<int64_t> bytes_received;
+  std::optional<int64_t> bytes;  // the larger of the two: what one execution moves per device
+  bool exact = true;             // false: an upper bound (ragged-all-to-all)
+  std::optional<int64_t> executions;
+  bool executions_upper_bound = false;
+  std::optional<int64_t> total_bytes;  // bytes × executions, per device per call
+  std::vector<const HloInstruction*> enclosing_loops;
+  // What it moves every iteration of its innermost loop grows with the
+  // loop's buffer (the loop's judgement: analysis/loops.cc).
+  bool grows_with_buffer = false;
+  // The operand and the result shapes (per device) of the collective.
+  const Shape* operand_shape = nullptr;
+  const Shape* shape = nullptr;
+  CollectiveCauseFacts cause;
+  std::optional<SourceLocation> source;
+};
+
+// The module's SPMD layout: how many programs it runs as, and the mesh the
+// collectives name, when they name one.
+struct SpmdFacts {
+  int64_t replica_count = 1;
+  int64_t num_partitions = 1;
+  int64_t devices() const { return replica_count * num_partitions; }
+  // The mesh of the mesh-form replica groups (all that name one agree), as
+  // axis names and sizes; empty when no collective names one.
+  std::vector<std::pair<std::string, int64_t>> mesh_axes;
+};
+
+// ---------------------------------------------------------------------------
 // Parameters
+
+// A parameter's sharding (sharding= on the entry parameter, JAX 0.10's XLA
+// keeps it; newer XLA may not): its text, and the global shape it is a
+// shard of.
+struct ParameterSharding {
+  std::string text;                     // the sharding as written: "{devices=[2,1,4]<=[8] ...}"
+  std::vector<int64_t> shards_per_dim;  // tiles along each dimension (1: not sharded)
+  std::vector<int64_t> global_dims;     // the global shape (per-device dims × tiles)
+  bool replicated = false;
+};
 
 struct ParameterFinding {
   const HloInstruction* parameter = nullptr;
@@ -367,6 +457,8 @@ struct ParameterFinding {
   std::optional<int64_t> bytes;
   DonationKind donation = DonationKind::kNotDonated;
   std::vector<HloPosition> copies;  // copies of it (CopyFinding `copy`s)
+  std::optional<ParameterSharding> sharding;
+  std::optional<int64_t> global_bytes;  // bytes of the global array, when sharded
 
   bool donated() const { return donation != DonationKind::kNotDonated; }
   bool copied() const { return !copies.empty(); }
@@ -411,6 +503,11 @@ class ModuleCheck {
   std::vector<CopyFinding> copies;  // by total bytes, largest first
   std::vector<UpdateFinding> updates;
   std::vector<LoopFinding> loops;
+  std::vector<CollectiveFinding> collectives;  // by total bytes per call, largest first
+  SpmdFacts spmd;
+  // A collective attribute that does not decode (replica groups ...): the
+  // diagnostic; the collective is left out.
+  std::vector<std::string> undecoded;
   std::optional<ThunkCheck> thunks;  // a GPU thunk dump was given or found
 
   // The copy finding whose `copy` is `position`; nullptr if none.
@@ -421,6 +518,8 @@ class ModuleCheck {
   // for a fusion, those fused into it.
   std::vector<const UpdateFinding*> UpdatesOf(const HloInstruction* instr) const;
   const UpdateFinding* FindUpdate(const UpdateSite& site) const;
+  // The collective finding counted at `instruction`; nullptr if none.
+  const CollectiveFinding* FindCollective(const HloInstruction* instruction) const;
   const LoopFinding* FindLoop(const HloInstruction* loop) const;
 
   // Rebuilds the lookups; call after changing the vectors (scope filters).

@@ -18,6 +18,10 @@
 //   inside a loop, or a loop carry a loop rewrites in full every iteration
 //   where the loop otherwise works on it at run-time positions ("grows with
 //   buffer size");
+// * reshards-in-loops: a collective the partitioner put inside a loop
+//   (not one the program wrote, not a reduction of partial sums) that moves
+//   a loop-carried buffer whole every iteration: a gather of a sharded
+//   buffer to read or update it at a run-time index, a re-shard of a carry;
 // * undonated: a copy, outside any loop, of an argument that is not donated
 //   (once per call), and the updates that run on it — advice with a hint,
 //   failing only when asked for (`--fail-on undonated`, preset `strict`);
@@ -25,7 +29,7 @@
 //   tool's error, not the program's; an in-place verdict it contradicts is
 //   also not-in-place).
 // The default preset fails on the costs that recur every iteration:
-// copies-in-loops, not-in-place and full-rewrites.
+// copies-in-loops, not-in-place, full-rewrites and reshards-in-loops.
 #ifndef HLOSCOPE_ANALYSIS_POLICY_H_
 #define HLOSCOPE_ANALYSIS_POLICY_H_
 
@@ -47,6 +51,7 @@ enum class Gate : uint8_t {
   kCopiesInLoops,
   kNotInPlace,
   kFullRewrites,
+  kReshardsInLoops,
   kUndonated,
   kContradictions,
   // `diff` only: B against A.
@@ -136,6 +141,8 @@ struct UpdateGateFacts {
 };
 std::optional<Gate> UpdateGate(const UpdateGateFacts& facts);
 std::optional<Gate> RewriteGate(bool carry_rewritten, bool grows_with_buffer);
+std::optional<Gate> CollectiveGate(bool in_loop, bool grows_with_buffer,
+                                   std::optional<CollectiveCause> cause);
 
 // The gate a finding belongs to (nullopt: none — a copy outside loops that
 // is not an undonated argument's, an update in place). `module` finds the
@@ -143,6 +150,7 @@ std::optional<Gate> RewriteGate(bool carry_rewritten, bool grows_with_buffer);
 std::optional<Gate> GateOf(const CopyFinding& copy);
 std::optional<Gate> GateOf(const UpdateFinding& update, const ModuleCheck& module);
 std::optional<Gate> GateOf(const LoopScaling& scaling);
+std::optional<Gate> GateOf(const CollectiveFinding& collective);
 // In place: verdict in-place or not-materialized, and XLA's buffer
 // assignment does not contradict it.
 bool IsInPlace(const UpdateFinding& update);
@@ -158,6 +166,7 @@ struct Violation {
     kFullRewrite,       // update, or loop + scaling (full-rewrites)
     kUndonatedCopy,     // copy (+ the updates running on it) (undonated)
     kContradiction,     // update or loop + scaling: XLA's buffer assignment contradicts the verdict
+    kReshardInLoop,     // collective (reshards-in-loops)
     kCopyBytes,         // copies over max_copy_bytes
     kCopyCount,         // copies over max_copies
     kCopiesInLoops,     // copies in loops over max_copies_in_loops
@@ -176,6 +185,7 @@ struct Violation {
   const UpdateFinding* update = nullptr;
   const LoopFinding* loop = nullptr;
   const LoopScaling* scaling = nullptr;
+  const CollectiveFinding* collective = nullptr;
   std::vector<const CopyFinding*> copies;     // the copies a budget counted
   std::vector<const UpdateFinding*> updates;  // kUndonatedCopy: the updates on the copy
   int64_t limit = 0;

@@ -56,6 +56,9 @@ Json CauseFactsToJson(const CopyFinding& copy);
 Json UpdateJson(const UpdateFinding& update);
 Json LoopJson(const LoopFinding& loop);
 Json ParameterJson(const ParameterFinding& parameter);
+Json CollectiveJson(const CollectiveFinding& collective);
+// {"replica_count", "num_partitions", "devices", "mesh": [{"name", "size"}], "text"}.
+Json SpmdJson(const SpmdFacts& spmd);
 Json KernelJson(const FusionSummary& kernel);
 Json ViolationJson(const Violation& violation);
 // A read of an old value that forces a copy (where, annotate):

@@ -36,6 +36,10 @@ struct RunRecord {
   int64_t growing_loops = 0;      // loops that grow with a buffer
   int64_t out_of_place = 0;       // updates in the not-in-place or full-rewrites gates
   int64_t donation_problems = 0;  // arguments copied because they are not donated
+  // Sharded modules: the collectives, and what they move per device per call
+  // (nullopt: a trip count is unknown).
+  int64_t collectives = 0;
+  std::optional<int64_t> collective_bytes_per_call = 0;
   bool buffer_assignment = false;
   // What broke the gates (the policy's violations, analysis/policy.h), one
   // line each.
