@@ -263,7 +263,7 @@ void Explain(const CheckContext& ctx, CollectiveFinding* f, const HloInstruction
       return;
     }
     // Only returned: the output's sharding asks for it.
-    if (Returned(f->instruction, ctx.module().entry_computation())) {
+    if (Returned(result_at, ctx.module().entry_computation())) {
       set(CollectiveRule::kReshardForOutput);
       return;
     }

@@ -80,10 +80,18 @@ Result<std::unique_ptr<Session>> Session::Open(SessionRequest request) {
 
 std::vector<SessionNote> Session::Notes() const {
   std::vector<SessionNote> out = notes_;
-  for (const auto& a : analyses_)
+  for (const auto& a : analyses_) {
     if (a && a->check.buffer_assignment_mismatch)
       out.push_back({SessionNote::Kind::kBufferAssignmentForeign, a->check.buffer_assignment_path, 0,
                      *a->check.buffer_assignment_mismatch});
+    // A collective whose replica groups do not decode is left out of the
+    // report: say so, with the diagnostic's first line.
+    if (a)
+      for (const std::string& d : a->check.undecoded)
+        out.push_back({SessionNote::Kind::kUndecodedAttribute,
+                       "a collective of " + std::string(a->check.module->name()) + " is not counted", 0,
+                       d.substr(0, d.find('\n'))});
+  }
   return out;
 }
 

@@ -50,6 +50,9 @@ def fixture_inputs():
     files += sorted(glob.glob(os.path.join(REPO, "tests/fixtures/difftest/*/module.hlo.txt")))
     files += sorted(f for f in glob.glob(os.path.join(REPO, "examples/dumps/*.txt"))
                     if "buffer-assignment" not in f)
+    # Sharded compiles on every backend: collectives, spmd, parameters' shardings, gathered updates.
+    for name in ("replay_buffer_at_set", "fsdp_train_step_gspmd", "ring_ppermute", "moe_all_to_all"):
+        files += sorted(glob.glob(os.path.join(REPO, f"tests/fixtures/sharded-*/{name}/module.hlo.txt")))
     return files
 
 
@@ -84,6 +87,7 @@ def test_every_command_validates(hlo):
                           "--fail-on-out-of-place", "--fail-on-contradiction", "--max-copies", "0",
                           "--max-copy-bytes", "1", "--max-copies-in-loops", "0",
                           "--max-copy-bytes-in-loops", "1"), what + " (gates)")
+    validate("check", run("check", hlo, "--format", "json", "--fail-on", "strict"), what + " (strict)")
     scopes = run("scopes", hlo, "--format", "json")
     validate("scopes", scopes, what)
     # Scoped output, with a scope the module has (an unknown one is an error).
