@@ -394,8 +394,9 @@ class Parameter:
     global_bytes: Optional[int] = None
     # Known when hloscope compiled the function (inspect, scaling): whether the user donated it
     # (donate_argnums), and why XLA did not keep a requested donation (with a fix); None else.
-    donation_requested: Optional[bool] = None
-    donation_dropped: Optional[str] = None
+    # Not in the CLI's JSON (the request is not in the HLO), so not compared either.
+    donation_requested: Optional[bool] = field(default=None, compare=False)
+    donation_dropped: Optional[str] = field(default=None, compare=False)
     extra: dict = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod

@@ -120,6 +120,24 @@ std::optional<Match> DonatedBufferRewritten(const Evidence& e, ParameterFacts f)
   return std::nullopt;
 }
 
+// A move into another memory space (TPU's prefetch of a donated weight)
+// whose readers all come before the updates it feeds by data dependence —
+// the forward pass reading a weight whose update uses the gradient that
+// pass makes, through the gradient all-reduce — protects nothing: copy
+// insertion orders those reads before the write by themselves. The move is
+// memory-space assignment's, and the memory-space rules explain it.
+bool OrderedBeforeTheUpdates(const Evidence& e) {
+  if (e.copy.copy_class != CopyClass::kMemorySpaceMove || e.copy.feeds.empty()) return false;
+  for (const CopyFeed& feed : e.copy.feeds) {
+    if (feed.kind != CopyFeed::Kind::kUpdate || feed.update.owner()->parent() != e.comp) return false;
+    for (const InstructionAt& r : e.readers)
+      if (!r.instruction || r.instruction->parent() != e.comp ||
+          !DependsOn(feed.update.owner(), r.instruction))
+        return false;
+  }
+  return true;
+}
+
 // An entry argument: read-only unless aliased with an output
 // (IsReadonlyEntryParameterValue). A writable one is still copied when
 // something reads its old contents after the update.
@@ -132,7 +150,7 @@ std::optional<Match> EntryParameter(const Evidence& e) {
   f.parameter_index = e.src.index;
   f.donation = DonationOf(e.ctx.module(), s->parameter_number(), e.src.index);
   if (!IsWritableDonation(f.donation)) return Match{CauseRule::kNonDonatedParameter, std::move(f), {}};
-  if (!e.readers.empty() && (e.feeds() || !e.outputs.empty()))
+  if (!e.readers.empty() && (e.feeds() || !e.outputs.empty()) && !OrderedBeforeTheUpdates(e))
     return Match{CauseRule::kDonatedParameterRead, std::move(f), {}};
   return DonatedBufferRewritten(e, std::move(f));
 }
@@ -262,7 +280,7 @@ std::optional<Match> ReadAfterUpdate(const Evidence& e) {
     }
     return std::nullopt;
   }
-  if (e.feeds()) return Match{CauseRule::kReadAfterUpdate, ReadFacts{}, {}};
+  if (e.feeds() && !OrderedBeforeTheUpdates(e)) return Match{CauseRule::kReadAfterUpdate, ReadFacts{}, {}};
   // Feeding a while init whose original is read after the loop (or passed
   // on by the enclosing loop's body: its root is the first reader).
   for (const HloUse& use : UsesOf(e.me)) {

@@ -8,6 +8,7 @@
 
 #include "hloscope/analysis/source_map.h"
 #include "hloscope/ir/printer.h"
+#include "hloscope/report/collective_words.h"
 #include "hloscope/report/enum_names.h"
 #include "hloscope/report/explain_words.h"
 #include "hloscope/report/render_fusions.h"
@@ -199,6 +200,31 @@ ExplainSection InPlaceOrCopied(const ModuleAnalysis& a, const InstructionFacts& 
   return ip;
 }
 
+// A collective of a sharded module: what it moves per device, how often,
+// over which devices, and why (docs/sharding.md).
+std::optional<ExplainSection> WhatItMoves(const ModuleAnalysis& a, const HloInstruction* instr) {
+  for (const CollectiveFinding& c : a.check.collectives) {
+    if (c.instruction != instr && c.collective != instr) continue;
+    ExplainSection s{"What it moves (a collective)", {}};
+    if (c.instruction != instr)
+      s.lines.push_back(fmt::format("counted at {}, which runs it", c.instruction->name()));
+    s.lines.push_back(fmt::format("{} over {}; {}", CollectiveFamilyName(c.family), CollectiveGroupText(c),
+                                  SpmdText(a.check.spmd)));
+    s.lines.push_back(fmt::format("per device per execution: sends {}, receives {}{}",
+                                  HumanBytes(c.bytes_sent), HumanBytes(c.bytes_received),
+                                  c.exact ? "" : " (an upper bound)"));
+    s.lines.push_back(fmt::format("{} × {} = {} per device per call{}", HumanBytes(c.bytes),
+                                  ExecutionsText(c.executions, c.executions_upper_bound),
+                                  HumanBytes(c.total_bytes),
+                                  c.grows_with_buffer ? "; grows with the loop's buffer" : ""));
+    s.lines.push_back(
+        fmt::format("cause: {} — {}", CollectiveCauseName(c.cause.cause), CollectiveCauseDetail(c)));
+    if (std::string hint = CollectiveCauseHint(c); !hint.empty()) s.lines.push_back("hint: " + hint);
+    return s;
+  }
+  return std::nullopt;
+}
+
 // Explanations quote the input (op_names, paths, function names, the HLO
 // line itself): every line is shown as one field (wording.h Shown), so
 // nothing from the input can break a line or drive the terminal.
@@ -227,6 +253,7 @@ Explanation ExplainInstruction(const ModuleAnalysis& a, const InstructionFacts& 
   e.sections.push_back(std::move(shape));
   if (f.kernel_summary) e.sections.push_back(TheKernel(f));
   e.sections.push_back(WhereItComesFrom(f));
+  if (std::optional<ExplainSection> moves = WhatItMoves(a, f.instruction)) e.sections.push_back(*moves);
   e.sections.push_back(InPlaceOrCopied(a, f));
   return Finished(std::move(e));
 }

@@ -4,7 +4,8 @@ A donated argument XLA cannot reuse (no output of its per-device shape and dtype
 reported as if it had never been donated. inspect() knows the request: the parameter says
 `donation_requested`, `donation_dropped` gives the reason and a fix, and the report's notes
 name it. The fix is proven by compiling it: with the output sharded like the donated
-argument, XLA keeps the donation (8 CPU host devices, in a subprocess).
+argument, XLA keeps the donation and the re-sharding all-gather (reshard-for-output, whose
+hint is the same fix) is gone (8 CPU host devices, in a subprocess).
 """
 import json
 import os
@@ -57,7 +58,9 @@ for name, spec in (("dropped", P("a", None)), ("fixed", P(("a", "b"), None))):
     r = hloscope.inspect(f, x)
     p = r.modules[0].parameters[0]
     out[name] = {"requested": p.donation_requested, "donated": p.donated, "dropped": p.donation_dropped,
-                 "notes": r.notes, "collectives": [c.family for c in r.modules[0].collectives]}
+                 "notes": r.notes, "collectives": [c.family for c in r.modules[0].collectives],
+                 "rules": [c.cause_rule for c in r.modules[0].collectives],
+                 "hints": [c.hint for c in r.modules[0].collectives]}
 print(json.dumps(out))
 """
 
@@ -75,5 +78,10 @@ def test_a_sharded_donation_the_output_cannot_reuse_and_its_fix(tmp_path):
     assert "f32[128,256]" in dropped["dropped"] and "f32[512,256]" in dropped["dropped"]
     assert "out_shardings" in dropped["dropped"]
     assert dropped["collectives"] == ["all-gather"]
-    # The fix, as the hint says: the output sharded like the argument keeps the donation.
+    # The gather re-shards the result into the output's sharding; its hint is the same fix.
+    assert dropped["rules"] == ["reshard-for-output"]
+    assert dropped["hints"][0].startswith("if the caller does not need that sharding, let the output keep")
+    # The fix, as both say: the output sharded like the argument keeps the donation, and
+    # the gather is gone.
     assert fixed["requested"] is True and fixed["donated"] is True and fixed["dropped"] is None
+    assert fixed["collectives"] == []
