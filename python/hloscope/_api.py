@@ -158,11 +158,17 @@ def inspect(fn: Any, /, *args: Any, target: Any = None, **kwargs: Any) -> Report
     if target is not None:
         from . import _targets
         t = _targets.resolve(target)
-        device = _targets.device_for(t)
-        if device is not None:
-            args = _targets.place(args, device)
-            kwargs = _targets.place(kwargs, device)
-            notes.append(f"compiled for {t.name} ({device.device_kind}) without the hardware")
+        devices = _targets.devices_for(t)
+        if len(devices) > 1:
+            # A slice: the arguments keep the user's shardings, on the slice's devices.
+            args = _targets.place_sharded(args, devices)
+            kwargs = _targets.place_sharded(kwargs, devices)
+            notes.append(f"compiled for {t.name} ({len(devices)} × {devices[0].device_kind}) without the "
+                         f"hardware")
+        elif devices:
+            args = _targets.place(args, devices[0])
+            kwargs = _targets.place(kwargs, devices[0])
+            notes.append(f"compiled for {t.name} ({devices[0].device_kind}) without the hardware")
     return _compile_and_check(jitted.lower(*args, **kwargs), notes)[0]
 
 

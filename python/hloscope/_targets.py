@@ -23,7 +23,8 @@ import dataclasses
 import os
 from typing import Any, Dict, Optional
 
-__all__ = ["Target", "TARGETS", "resolve", "device_for", "pip_command", "TargetUnavailable"]
+__all__ = ["Target", "TARGETS", "resolve", "device_for", "devices_for", "place", "place_sharded", "pip_command",
+           "TargetUnavailable"]
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _CONFIG_DIR = os.path.join(_HERE, "targets")
@@ -93,6 +94,20 @@ def resolve(target: Any) -> Target:
     s = os.fspath(target)
     if s in TARGETS:
         return TARGETS[s]
+    # A TPU slice: "tpu-v5e:2x2", "tpu-v4:2x2x1" (libtpu's topology names after the colon).
+    base, _, dims = s.partition(":")
+    if dims and base in TARGETS and TARGETS[base].platform == "tpu":
+        parts = dims.split("x")
+        if not all(p.isdigit() and int(p) > 0 for p in parts):
+            raise ValueError(f"unknown TPU topology {dims!r} in {s!r}: write chips per dimension, e.g. "
+                             f"{base}:2x2")
+        chips = 1
+        for p in parts:
+            chips *= int(p)
+        t = TARGETS[base]
+        generation = t.topology.split(":", 1)[0]
+        return Target(s, "tpu", f"{t.description.split(',')[0]}, {dims} ({chips} chips)",
+                      topology=f"{generation}:{dims}")
     if s.startswith("gpu:") or s.endswith((".pbtxt", ".txtpb", ".textproto")):
         path = s[4:] if s.startswith("gpu:") else s
         if not os.path.isfile(path):
@@ -112,17 +127,25 @@ def device_for(target: Any) -> Optional[Any]:
     Raises TargetUnavailable, naming the pip command, when the compile-only
     package is missing or cannot describe the target.
     """
+    devices = devices_for(target)
+    return devices[0] if devices else None
+
+
+def devices_for(target: Any) -> list:
+    """Every jax Device of `target` (a TPU slice has several), [] for the host CPU."""
     t = resolve(target)
     if t.is_host:
-        return None
+        return []
     if t.name in _DEVICES:
         return _DEVICES[t.name]
     from jax.experimental import topologies
 
     try:
-        if t.platform == "tpu":
+        if t.platform == "tpu" and t.name in TARGETS:
             topo = topologies.get_topology_desc(t.topology, "tpu",
                                                 chips_per_host_bounds=(1, 1, 1))
+        elif t.platform == "tpu":
+            topo = topologies.get_topology_desc(t.topology, "tpu")
         else:
             with open(t.config_path) as f:
                 config = f.read()
@@ -138,9 +161,8 @@ def device_for(target: Any) -> Optional[Any]:
         raise TargetUnavailable(
             f"cannot compile for {t.name} here ({msg}). Compiling for a {t.platform.upper()} "
             f"without one needs the compile-only package: {hint}{extra}") from None
-    dev = topo.devices[0]
-    _DEVICES[t.name] = dev
-    return dev
+    _DEVICES[t.name] = list(topo.devices)
+    return _DEVICES[t.name]
 
 
 def place(args: Any, device: Any) -> Any:
@@ -159,5 +181,53 @@ def place(args: Any, device: Any) -> Any:
         # Python scalars stay as they are: they may be static arguments, and
         # traced ones follow the device of the arrays.
         return x
+
+    return jax.tree_util.tree_map(one, args)
+
+
+def place_sharded(args: Any, devices: list) -> Any:
+    """`args` as abstract values on a TPU slice's `devices`, with the user's shardings.
+
+    An argument with a NamedSharding keeps its mesh's shape, axis names and partition spec;
+    its devices become the slice's (the mesh must have as many devices as the slice). The
+    other arguments are replicated on the same mesh. A function that binds a mesh itself
+    (``shard_map(..., mesh=...)``, ``jit(in_shardings=...)``) must be built on
+    ``devices_for(target)``.
+    """
+    import jax
+    import numpy as np
+    from jax.sharding import Mesh, NamedSharding, PartitionSpec
+
+    meshes = {}
+    first = []
+
+    def mesh_for(mesh):
+        key = (tuple(mesh.devices.shape), tuple(mesh.axis_names))
+        if key not in meshes:
+            if mesh.devices.size != len(devices):
+                raise ValueError(f"an argument is sharded over a mesh of {mesh.devices.size} devices "
+                                 f"{dict(zip(mesh.axis_names, mesh.devices.shape))}; the target has "
+                                 f"{len(devices)}: build the mesh with as many devices as the slice")
+            meshes[key] = Mesh(np.array(devices, dtype=object).reshape(mesh.devices.shape), mesh.axis_names)
+            first.append(meshes[key])
+        return meshes[key]
+
+    leaves = jax.tree_util.tree_leaves(args)
+    for x in leaves:
+        sh = getattr(x, "sharding", None)
+        if isinstance(sh, NamedSharding):
+            mesh_for(sh.mesh)
+    default = first[0] if first else Mesh(np.array(devices, dtype=object), ("devices",))
+
+    def one(x):
+        if not (hasattr(x, "shape") and hasattr(x, "dtype")):
+            return x
+        sh = getattr(x, "sharding", None)
+        if isinstance(sh, NamedSharding):
+            new = NamedSharding(mesh_for(sh.mesh), sh.spec)
+        else:
+            new = NamedSharding(default, PartitionSpec())
+        return jax.ShapeDtypeStruct(np.shape(x), x.dtype, sharding=new,
+                                    weak_type=getattr(x, "weak_type", False))
 
     return jax.tree_util.tree_map(one, args)

@@ -1,0 +1,86 @@
+"""hloscope.inspect(f, *args, target="tpu-v5e:2x2"): a sharded function compiled for a TPU slice
+this machine does not have, with the user's shardings.
+
+The arguments are sharded on this machine's devices (8 CPU host devices, in a subprocess); inspect
+moves each mesh onto the slice's devices (same shape, axis names and partition specs) and compiles
+for the TPU without the hardware. The seed's question on a slice: `buf.at[i].set(row)` on a
+row-sharded buffer inside `fori_loop` gathers the whole buffer every iteration; the same program
+written with `lax.dynamic_update_slice`, as the hint says, does not.
+"""
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+pytest.importorskip("hloscope")
+pytest.importorskip("jax")
+
+PROGRAM = r"""
+import json, os, sys, warnings
+os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=8"
+import jax, jax.numpy as jnp
+from jax import lax
+from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
+import numpy as np
+import hloscope
+warnings.simplefilter("ignore")
+mesh = Mesh(np.array(jax.devices()[:4]), ("x",))
+buf = jax.device_put(jnp.zeros((4096, 64)), NamedSharding(mesh, P("x", None)))
+rows = jnp.ones((32, 64))
+
+def at_set(buf, rows):
+    return lax.fori_loop(0, 32, lambda i, b: b.at[i * 7].set(rows[i]), buf)
+
+def dus(buf, rows):
+    return lax.fori_loop(0, 32, lambda i, b: lax.dynamic_update_slice(b, rows[i][None], (i * 7, 0)), buf)
+
+out = {}
+for name, fn in (("at_set", at_set), ("dus", dus)):
+    try:
+        r = hloscope.inspect(jax.jit(fn, donate_argnums=0), buf, rows, target="tpu-v5e:2x2")
+    except hloscope.TargetUnavailable as e:
+        print(json.dumps({"unavailable": str(e)}))
+        sys.exit(0)
+    m = r.modules[0]
+    out[name] = {"spmd": m.spmd, "notes": r.notes,
+                 "collectives": [(c.family, c.cause_rule, c.in_loop, c.grows_with_buffer) for c in m.collectives],
+                 "text": str(r)}
+print(json.dumps(out))
+"""
+
+
+def test_a_sharded_function_compiles_for_a_tpu_slice_with_its_shardings():
+    env = dict(os.environ)
+    env.pop("XLA_FLAGS", None)
+    env["JAX_PLATFORMS"] = "cpu"
+    r = subprocess.run([sys.executable, "-c", PROGRAM], capture_output=True, text=True, env=env, timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    out = json.loads(r.stdout.strip().splitlines()[-1])
+    if "unavailable" in out:
+        pytest.skip(out["unavailable"])
+    at_set, dus = out["at_set"], out["dus"]
+    assert at_set["spmd"]["devices"] == 4 and at_set["spmd"]["num_partitions"] == 4
+    assert any("compiled for tpu-v5e:2x2 (4 ×" in n for n in at_set["notes"])
+    assert ["all-gather", "gather-for-dynamic-update", True, True] in at_set["collectives"]
+    assert "every byte figure is per device" in at_set["text"]
+    # The hint applied: no gather.
+    assert not [c for c in dus["collectives"] if c[0] == "all-gather" and c[2]]
+
+
+def test_slice_names_resolve_and_a_mesh_of_another_size_is_refused():
+    import jax
+    from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
+    import numpy as np
+    from hloscope import _targets
+    t = _targets.resolve("tpu-v5e:2x2")
+    assert (t.platform, t.topology) == ("tpu", "v5e:2x2")
+    assert "4 chips" in t.description
+    assert _targets.resolve("tpu-v4:2x2x1").topology == "v4:2x2x1"
+    with pytest.raises(ValueError, match="unknown TPU topology"):
+        _targets.resolve("tpu-v5e:2xz")
+    one = Mesh(np.array(jax.devices()[:1]), ("x",))
+    x = jax.ShapeDtypeStruct((8, 4), jax.numpy.float32, sharding=NamedSharding(one, P("x")))
+    with pytest.raises(ValueError, match="sharded over a mesh of 1 devices .* the target has 4"):
+        _targets.place_sharded([x], jax.devices()[:1] * 4)
