@@ -39,6 +39,7 @@ from ._assertions import assert_budget, assert_inplace
 from ._diff import Diff, ScalingFinding, ScalingResult, assert_no_regression, diff, scaling
 from ._watch import BudgetError, Watcher, watch
 from ._targets import TARGETS, TargetUnavailable
+from ._targets import devices_for as target_devices
 __version__ = _hloscope.__version__
 JSON_SCHEMA_VERSION = _hloscope.JSON_SCHEMA_VERSION
 
@@ -54,6 +55,7 @@ __all__ = [
     "Watcher",
     "BudgetError",
     "TARGETS",
+    "target_devices",
     "TargetUnavailable",
     "Diff",
     "ScalingResult",

@@ -132,7 +132,11 @@ def device_for(target: Any) -> Optional[Any]:
 
 
 def devices_for(target: Any) -> list:
-    """Every jax Device of `target` (a TPU slice has several), [] for the host CPU."""
+    """Every jax Device of `target` (a TPU slice has several), [] for the host CPU.
+
+    Public as ``hloscope.target_devices``: build a ``shard_map`` or ``in_shardings`` mesh on a
+    slice with them (``Mesh(np.array(hloscope.target_devices("tpu-v5e:2x2")), ("x",))``).
+    """
     t = resolve(target)
     if t.is_host:
         return []

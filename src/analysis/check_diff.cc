@@ -117,6 +117,8 @@ ModuleDiff DiffModules(const DocModule& a, const DocModule& b, const FindingFilt
   m.b_path = b.path;
   m.a_signature = a.entry_signature;
   m.b_signature = b.entry_signature;
+  m.a_devices = a.devices;
+  m.b_devices = b.devices;
   m.kernels_compared = a.has_kernels && b.has_kernels;
 
   // Argument sizes: the experiment's independent variable.

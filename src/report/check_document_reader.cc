@@ -184,6 +184,7 @@ CheckDocument ReadCheckDocument(const Json& doc) {
     d.entry = Str(m, "entry");
     d.path = Str(m, "path");
     d.entry_signature = Str(m, "entry_signature");
+    d.devices = Int(Field(m, "spmd"), "devices").value_or(1);
     for (const Json& p : Array(m, "parameters")) {
       DocParameter q;
       q.number = Int(p, "number");

@@ -246,6 +246,9 @@ void RenderDiffText(const DiffResult& result, const DiffInputs& inputs, std::ost
     out << fmt::format("{}{}\n", m.b_name, m.a_name == m.b_name ? "" : fmt::format(" (A: {})", m.a_name));
     out << fmt::format("  A  {}  {}\n", m.a_path.empty() ? inputs.a : m.a_path, m.a_signature);
     out << fmt::format("  B  {}  {}\n", m.b_path.empty() ? inputs.b : m.b_path, m.b_signature);
+    if (m.a_devices > 1 || m.b_devices > 1)
+      out << fmt::format("  Sharded: {} devices in A, {} in B; shapes and byte figures are per device.\n",
+                         m.a_devices, m.b_devices);
     for (const SizeChange& sc : m.sizes)
       out << fmt::format("  argument {} {}: {} → {} ({})\n", sc.number, sc.name, sc.a_shape, sc.b_shape,
                          Ratio(sc.ratio));

@@ -5,7 +5,8 @@ The arguments are sharded on this machine's devices (8 CPU host devices, in a su
 moves each mesh onto the slice's devices (same shape, axis names and partition specs) and compiles
 for the TPU without the hardware. The seed's question on a slice: `buf.at[i].set(row)` on a
 row-sharded buffer inside `fori_loop` gathers the whole buffer every iteration; the same program
-written with `lax.dynamic_update_slice`, as the hint says, does not.
+written with `lax.dynamic_update_slice`, as the hint says, does not. A `shard_map` binds its mesh
+itself: it is built on `hloscope.target_devices(target)`.
 """
 import json
 import os
@@ -47,6 +48,15 @@ for name, fn in (("at_set", at_set), ("dus", dus)):
     out[name] = {"spmd": m.spmd, "notes": r.notes,
                  "collectives": [(c.family, c.cause_rule, c.in_loop, c.grows_with_buffer) for c in m.collectives],
                  "text": str(r)}
+# A function that binds its own mesh is built on the slice's devices.
+shard_map = getattr(jax, "shard_map", None)
+if shard_map is None:
+    from jax.experimental.shard_map import shard_map
+tmesh = Mesh(np.array(hloscope.target_devices("tpu-v5e:2x2")), ("x",))
+ring = shard_map(lambda a: lax.psum(a, "x"), mesh=tmesh, in_specs=P("x"), out_specs=P())
+arg = jax.ShapeDtypeStruct((4096, 64), jnp.float32, sharding=NamedSharding(tmesh, P("x")))
+r = hloscope.inspect(jax.jit(ring), arg, target="tpu-v5e:2x2")
+out["shard_map"] = [(c.family, c.cause_rule) for c in r.modules[0].collectives]
 print(json.dumps(out))
 """
 
@@ -67,6 +77,8 @@ def test_a_sharded_function_compiles_for_a_tpu_slice_with_its_shardings():
     assert "every byte figure is per device" in at_set["text"]
     # The hint applied: no gather.
     assert not [c for c in dus["collectives"] if c[0] == "all-gather" and c[2]]
+    # shard_map on hloscope.target_devices: the program's own psum.
+    assert ["all-reduce", "explicit-collective"] in out["shard_map"]
 
 
 def test_slice_names_resolve_and_a_mesh_of_another_size_is_refused():

@@ -146,6 +146,7 @@ struct SizeChange {
 
 struct ModuleDiff {
   std::string a_name, b_name, a_path, b_path, a_signature, b_signature;
+  int64_t a_devices = 1, b_devices = 1;  // SPMD programs: byte figures are per device
   std::vector<SizeChange> sizes;
   // The experiment's size factor: the largest argument growth (or shrink);
   // nullopt when no argument changed size.

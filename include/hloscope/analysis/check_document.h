@@ -109,6 +109,7 @@ struct DocKernel {
 
 struct DocModule {
   std::string name, entry, path, entry_signature;
+  int64_t devices = 1;  // spmd.devices: over 1, every byte figure is per device
   std::vector<DocParameter> parameters;
   std::vector<DocCopy> copies;
   std::vector<DocUpdate> updates;
