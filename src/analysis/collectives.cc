@@ -222,10 +222,16 @@ void Explain(const CheckContext& ctx, CollectiveFinding* f, const HloInstruction
       if (u->opcode() == HloOpcode::kFusion) c.consumer_fusion = u;
       // The read feeds an in-place update of the local shard (scatter's
       // read of the old row): the gather serves the update.
+      // A multi-output read kernel (one row per buffer of a KV-cache tuple)
+      // passes each row on through a get-tuple-element; the update this
+      // gather serves is the one that writes the shard it gathered.
       const HloInstruction* dus = nullptr;
-      for (const HloInstruction* w : u->users())
-        if (w->opcode() == HloOpcode::kDynamicUpdateSlice && w->operand_count() > 1 && w->operand(1) == u)
-          dus = w;
+      std::vector<std::pair<const HloInstruction*, int64_t>> readers_users;
+      CollectUsers(u, &readers_users);
+      for (auto [w, j] : readers_users) {
+        if (w->opcode() != HloOpcode::kDynamicUpdateSlice || j != 1) continue;
+        if (!dus || DefiningPosition(w->operand(0), {}) == c.value) dus = w;
+      }
       if (update || dus) {
         const HloInstruction* writer = dus ? dus : access;
         c.consumer = ctx.At(writer);

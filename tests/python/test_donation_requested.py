@@ -61,6 +61,15 @@ for name, spec in (("dropped", P("a", None)), ("fixed", P(("a", "b"), None))):
                  "notes": r.notes, "collectives": [c.family for c in r.modules[0].collectives],
                  "rules": [c.cause_rule for c in r.modules[0].collectives],
                  "hints": [c.hint for c in r.modules[0].collectives]}
+# The same on a pytree (a train state): the hint applied as printed, per leaf.
+state = {"w": x, "m": jax.device_put(jnp.ones((1024, 256)), NamedSharding(mesh, P(("a", "b"), None)))}
+for name, spec in (("tree_dropped", P("a", None)), ("tree_fixed", P(("a", "b"), None))):
+    outs = {"w": NamedSharding(mesh, spec), "m": NamedSharding(mesh, spec)}
+    f = jax.jit(lambda s: {"w": s["w"] * 2, "m": s["m"] + 1}, donate_argnums=0, out_shardings=outs)
+    r = hloscope.inspect(f, state)
+    out[name] = {"donated": [p.donated for p in r.modules[0].parameters],
+                 "dropped": [p.donation_dropped is not None for p in r.modules[0].parameters],
+                 "rules": [c.cause_rule for c in r.modules[0].collectives]}
 print(json.dumps(out))
 """
 
@@ -85,3 +94,9 @@ def test_a_sharded_donation_the_output_cannot_reuse_and_its_fix(tmp_path):
     # the gather is gone.
     assert fixed["requested"] is True and fixed["donated"] is True and fixed["dropped"] is None
     assert fixed["collectives"] == []
+    # A train-state dict: every leaf's gather and dropped donation, and the fix per leaf.
+    tree, tree_fixed = out["tree_dropped"], out["tree_fixed"]
+    assert tree["rules"] == ["reshard-for-output", "reshard-for-output"]
+    assert tree["dropped"] == [True, True] and tree["donated"] == [False, False]
+    assert tree_fixed["rules"] == [] and tree_fixed["donated"] == [True, True]
+    assert tree_fixed["dropped"] == [False, False]

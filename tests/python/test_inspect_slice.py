@@ -48,6 +48,32 @@ for name, fn in (("at_set", at_set), ("dus", dus)):
     out[name] = {"spmd": m.spmd, "notes": r.notes,
                  "collectives": [(c.family, c.cause_rule, c.in_loop, c.grows_with_buffer) for c in m.collectives],
                  "text": str(r)}
+# The hint applied to pytree state, as printed: a train-state dict and a KV-cache tuple.
+kv = (buf, jax.device_put(jnp.zeros((4096, 64)), NamedSharding(mesh, P("x", None))))
+state = {"buf": buf, "count": jnp.zeros((), jnp.int32)}
+
+def state_at_set(state, rows):
+    def step(i, s):
+        return {"buf": s["buf"].at[i * 7].set(rows[i]), "count": s["count"] + 1}
+    return lax.fori_loop(0, 32, step, state)
+
+def state_dus(state, rows):
+    def step(i, s):
+        return {"buf": lax.dynamic_update_slice(s["buf"], rows[i][None], (i * 7, 0)), "count": s["count"] + 1}
+    return lax.fori_loop(0, 32, step, state)
+
+def kv_at_set(kv, rows):
+    return lax.fori_loop(0, 32, lambda i, c: (c[0].at[i * 7].set(rows[i]), c[1].at[i * 7].set(rows[i])), kv)
+
+def kv_dus(kv, rows):
+    return lax.fori_loop(0, 32, lambda i, c: (lax.dynamic_update_slice(c[0], rows[i][None], (i * 7, 0)),
+                                              lax.dynamic_update_slice(c[1], rows[i][None], (i * 7, 0))), kv)
+
+for name, fn, arg in (("state_at_set", state_at_set, state), ("state_dus", state_dus, state),
+                      ("kv_at_set", kv_at_set, kv), ("kv_dus", kv_dus, kv)):
+    r = hloscope.inspect(jax.jit(fn, donate_argnums=0), arg, rows, target="tpu-v5e:2x2")
+    out[name] = [(c.family, c.cause_rule, c.in_loop, c.hint) for c in r.modules[0].collectives]
+
 # A function that binds its own mesh is built on the slice's devices.
 shard_map = getattr(jax, "shard_map", None)
 if shard_map is None:
@@ -77,6 +103,14 @@ def test_a_sharded_function_compiles_for_a_tpu_slice_with_its_shardings():
     assert "every byte figure is per device" in at_set["text"]
     # The hint applied: no gather.
     assert not [c for c in dus["collectives"] if c[0] == "all-gather" and c[2]]
+    # The same on pytree state (a train-state dict, a KV-cache tuple): each gathered update has
+    # the hint, and the hint applied as printed removes every gather inside the loop.
+    for slow, fixed, gathers in (("state_at_set", "state_dus", 1), ("kv_at_set", "kv_dus", 2)):
+        found = [c for c in out[slow] if c[1] == "gather-for-dynamic-update" and c[2]]
+        assert len(found) == gathers, out[slow]
+        assert all(c[3].startswith("write the row with lax.dynamic_update_slice(buf, row[None], (i, 0))")
+                   for c in found)
+        assert not [c for c in out[fixed] if c[0] == "all-gather" and c[2]], out[fixed]
     # shard_map on hloscope.target_devices: the program's own psum.
     assert ["all-reduce", "explicit-collective"] in out["shard_map"]
 
