@@ -19,47 +19,8 @@ using testing::ParseOne;
 using testing::RunsOn;
 
 // A while loop that writes one element per iteration into a buffer.
-constexpr char kLoopTemplate[] = R"(
-HloModule m%HEADER%
-
-%fused (p0: f32[1024], p1: s32[]) -> f32[1024] {
-  %p0 = f32[1024]{0} parameter(0)
-  %p1 = s32[] parameter(1)
-  %c = f32[1]{0} constant({1})
-  ROOT %dus = f32[1024]{0} dynamic-update-slice(%p0, %c, %p1), metadata={op_name="jit(f)/scatter" source_file="train.py" source_line=41}
-}
-
-%body (t: (s32[], f32[1024])) -> (s32[], f32[1024]) {
-  %t = (s32[], f32[1024]{0}) parameter(0)
-  %i = s32[] get-tuple-element(%t), index=0
-  %b = f32[1024]{0} get-tuple-element(%t), index=1
-  %one = s32[] constant(1)
-  %upd = f32[1024]{0} fusion(%b, %i), kind=kLoop, calls=%fused
-  %next = s32[] add(%i, %one)
-  ROOT %r = (s32[], f32[1024]{0}) tuple(%next, %upd)
-}
-
-%cond (t: (s32[], f32[1024])) -> pred[] {
-  %t = (s32[], f32[1024]{0}) parameter(0)
-  %i = s32[] get-tuple-element(%t), index=0
-  %n = s32[] constant(100)
-  ROOT %lt = pred[] compare(%i, %n), direction=LT
-}
-
-ENTRY %main (buf: f32[1024]) -> f32[1024] {
-  %buf = f32[1024]{0} parameter(0)
-  %zero = s32[] constant(0)
-%INIT%
-  %w = (s32[], f32[1024]{0}) while(%init), condition=%cond, body=%body
-  ROOT %out = f32[1024]{0} get-tuple-element(%w), index=1
-}
-)";
-
 std::string Loop(const std::string& header, const std::string& init) {
-  std::string s = kLoopTemplate;
-  s.replace(s.find("%HEADER%"), 8, header);
-  s.replace(s.find("%INIT%"), 6, init);
-  return s;
+  return testing::DusLoopModule({header, init});
 }
 
 TEST(CheckRulesTest, DonatedLoopUpdateIsInPlaceWithNoCopy) {

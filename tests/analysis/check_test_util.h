@@ -83,6 +83,55 @@ inline const UpdateFinding* FindUpdate(const ModuleCheck& m, const std::string& 
 // The name of the copy an update runs on; "" if none.
 inline std::string RunsOn(const UpdateFinding& u) { return u.runs_on ? Name(u.runs_on->instruction) : ""; }
 
+// A fori_loop writing one element of an f32[1024] buffer per iteration
+// through a fused dynamic-update-slice (train.py:41), as XLA prints it: the
+// shape the rule, policy and wording tests share. `header` follows
+// `HloModule m` (donation), `init` builds `%init` from `%buf` and `%zero`,
+// `body_extra` goes into the body before its root, and the entry returns
+// `result_type` through `entry_tail` (by default the loop's buffer).
+struct DusLoop {
+  std::string header;
+  std::string init;
+  std::string body_extra;
+  std::string result_type = "f32[1024]";
+  std::string entry_tail = "  ROOT %out = f32[1024]{0} get-tuple-element(%w), index=1\n";
+};
+
+inline std::string DusLoopModule(const DusLoop& l) {
+  return "HloModule m" + l.header + R"(
+%fused (p0: f32[1024], p1: s32[]) -> f32[1024] {
+  %p0 = f32[1024]{0} parameter(0)
+  %p1 = s32[] parameter(1)
+  %c = f32[1]{0} constant({1})
+  ROOT %dus = f32[1024]{0} dynamic-update-slice(%p0, %c, %p1), metadata={op_name="jit(f)/scatter" source_file="train.py" source_line=41}
+}
+%body (t: (s32[], f32[1024])) -> (s32[], f32[1024]) {
+  %t = (s32[], f32[1024]{0}) parameter(0)
+  %i = s32[] get-tuple-element(%t), index=0
+  %b = f32[1024]{0} get-tuple-element(%t), index=1
+  %one = s32[] constant(1)
+  %upd = f32[1024]{0} fusion(%b, %i), kind=kLoop, calls=%fused
+  %next = s32[] add(%i, %one)
+)" + l.body_extra +
+         R"(  ROOT %r = (s32[], f32[1024]{0}) tuple(%next, %upd)
+}
+%cond (t: (s32[], f32[1024])) -> pred[] {
+  %t = (s32[], f32[1024]{0}) parameter(0)
+  %i = s32[] get-tuple-element(%t), index=0
+  %n = s32[] constant(100)
+  ROOT %lt = pred[] compare(%i, %n), direction=LT
+}
+ENTRY %main (buf: f32[1024]) -> )" +
+         l.result_type + R"( {
+  %buf = f32[1024]{0} parameter(0)
+  %zero = s32[] constant(0)
+)" + l.init +
+         R"(
+  %w = (s32[], f32[1024]{0}) while(%init), condition=%cond, body=%body
+)" + l.entry_tail +
+         "}\n";
+}
+
 }  // namespace hloscope::testing
 
 #endif  // HLOSCOPE_TESTS_ANALYSIS_CHECK_TEST_UTIL_H_

@@ -14,46 +14,10 @@ namespace {
 using testing::Check;
 using testing::ParseOne;
 
-// A fori_loop writing one element per iteration; `%HEADER%` donates or not.
+// A fori_loop writing one element per iteration; `header` donates or not.
 // XLA copies the loop counter (a scalar) in every iteration either way.
-constexpr char kLoop[] = R"(
-HloModule m%HEADER%
-%fused (p0: f32[1024], p1: s32[]) -> f32[1024] {
-  %p0 = f32[1024]{0} parameter(0)
-  %p1 = s32[] parameter(1)
-  %c = f32[1]{0} constant({1})
-  ROOT %dus = f32[1024]{0} dynamic-update-slice(%p0, %c, %p1), metadata={op_name="jit(f)/scatter" source_file="train.py" source_line=41}
-}
-%body (t: (s32[], f32[1024])) -> (s32[], f32[1024]) {
-  %t = (s32[], f32[1024]{0}) parameter(0)
-  %i = s32[] get-tuple-element(%t), index=0
-  %b = f32[1024]{0} get-tuple-element(%t), index=1
-  %one = s32[] constant(1)
-  %upd = f32[1024]{0} fusion(%b, %i), kind=kLoop, calls=%fused
-  %next = s32[] add(%i, %one)
-  %ic = s32[] copy(%i)
-  ROOT %r = (s32[], f32[1024]{0}) tuple(%next, %upd)
-}
-%cond (t: (s32[], f32[1024])) -> pred[] {
-  %t = (s32[], f32[1024]{0}) parameter(0)
-  %i = s32[] get-tuple-element(%t), index=0
-  %n = s32[] constant(100)
-  ROOT %lt = pred[] compare(%i, %n), direction=LT
-}
-ENTRY %main (buf: f32[1024]) -> f32[1024] {
-  %buf = f32[1024]{0} parameter(0)
-  %zero = s32[] constant(0)
-%INIT%
-  %w = (s32[], f32[1024]{0}) while(%init), condition=%cond, body=%body
-  ROOT %out = f32[1024]{0} get-tuple-element(%w), index=1
-}
-)";
-
 std::string Loop(const std::string& header, const std::string& init) {
-  std::string s = kLoop;
-  s.replace(s.find("%HEADER%"), 8, header);
-  s.replace(s.find("%INIT%"), 6, init);
-  return s;
+  return testing::DusLoopModule({header, init, "  %ic = s32[] copy(%i)\n"});
 }
 
 std::vector<Violation> Gates(const ModuleCheck& c, const GateOptions& o, const FindingFilter& f = {}) {
@@ -121,40 +85,14 @@ TEST(PolicyTest, AnUndonatedArgumentsCopyIsAdviceUnlessAskedFor) {
 // A donated buffer copied because the program reads its old contents after
 // the loop updates it: the update is in place on a copy made for a read,
 // which the default gates fail, showing the copy with the update once.
-constexpr char kReadAfterTheLoop[] = R"(
-HloModule m, input_output_alias={ {0}: (0, {}, may-alias) }
-%fused (p0: f32[1024], p1: s32[]) -> f32[1024] {
-  %p0 = f32[1024]{0} parameter(0)
-  %p1 = s32[] parameter(1)
-  %c = f32[1]{0} constant({1})
-  ROOT %dus = f32[1024]{0} dynamic-update-slice(%p0, %c, %p1), metadata={op_name="jit(f)/scatter" source_file="train.py" source_line=41}
-}
-%body (t: (s32[], f32[1024])) -> (s32[], f32[1024]) {
-  %t = (s32[], f32[1024]{0}) parameter(0)
-  %i = s32[] get-tuple-element(%t), index=0
-  %b = f32[1024]{0} get-tuple-element(%t), index=1
-  %one = s32[] constant(1)
-  %upd = f32[1024]{0} fusion(%b, %i), kind=kLoop, calls=%fused
-  %next = s32[] add(%i, %one)
-  ROOT %r = (s32[], f32[1024]{0}) tuple(%next, %upd)
-}
-%cond (t: (s32[], f32[1024])) -> pred[] {
-  %t = (s32[], f32[1024]{0}) parameter(0)
-  %i = s32[] get-tuple-element(%t), index=0
-  %n = s32[] constant(100)
-  ROOT %lt = pred[] compare(%i, %n), direction=LT
-}
-ENTRY %main (buf: f32[1024]) -> (f32[1024], f32[1024]) {
-  %buf = f32[1024]{0} parameter(0)
-  %zero = s32[] constant(0)
-  %cp = f32[1024]{0} copy(%buf)
-  %init = (s32[], f32[1024]{0}) tuple(%zero, %cp)
-  %w = (s32[], f32[1024]{0}) while(%init), condition=%cond, body=%body
-  %out = f32[1024]{0} get-tuple-element(%w), index=1
-  %old = f32[1024]{0} negate(%buf), metadata={op_name="jit(f)/neg" source_file="train.py" source_line=44}
-  ROOT %r = (f32[1024]{0}, f32[1024]{0}) tuple(%out, %old)
-}
-)";
+const std::string kReadAfterTheLoop = testing::DusLoopModule(
+    {", input_output_alias={ {0}: (0, {}, may-alias) }",
+     "  %cp = f32[1024]{0} copy(%buf)\n  %init = (s32[], f32[1024]{0}) tuple(%zero, %cp)", "",
+     "(f32[1024], f32[1024])",
+     "  %out = f32[1024]{0} get-tuple-element(%w), index=1\n"
+     "  %old = f32[1024]{0} negate(%buf), metadata={op_name=\"jit(f)/neg\" source_file=\"train.py\" "
+     "source_line=44}\n"
+     "  ROOT %r = (f32[1024]{0}, f32[1024]{0}) tuple(%out, %old)\n"});
 
 TEST(PolicyTest, AnUpdateOnACopyMadeForAReadIsNotInPlaceAndShowsItsCopyOnce) {
   auto m = ParseOne(kReadAfterTheLoop);
