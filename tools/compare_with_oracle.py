@@ -12,7 +12,10 @@ layout). Checks, per module:
     where XLA did not share is the worst error and counted separately), every
     in-place verdict hloscope makes is confirmed by the buffer assignment,
     and out-of-place fusions agree;
-  * loops: trip counts equal where the oracle knows them.
+  * loops: trip counts equal where the oracle knows them;
+  * collectives (sharded modules): the same collectives as tools/collective_oracle.py, with
+    equal bytes sent and received per device per execution and executions per call (none
+    missed, none invented, none counted twice).
 Prints one line per mismatch and a summary; exits 1 on any mismatch.
 Used by tests/python/test_check_vs_oracle.py and tools/difftest.
 """
@@ -27,6 +30,7 @@ from typing import Tuple
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ba_oracle  # noqa: E402
+from collective_oracle_lib.collectives import analyze as analyze_collectives  # noqa: E402
 
 # hloscope verdicts that claim the update writes into its operand's buffer.
 IN_PLACE_CLAIMS = ("in-place", "in-place-on-copy")
@@ -49,13 +53,53 @@ def compare_full(binary: str, d: str) -> Tuple[dict, dict, dict]:
     ba = os.path.join(d, "buffer-assignment.txt")
     ours = run_hloscope(binary, hlo, ba)
     with open(hlo) as f, open(ba) as g:
-        oracle = ba_oracle.analyze(f.read(), g.read())
+        text = f.read()
+        oracle = ba_oracle.analyze(text, g.read())
+    oracle["collective_oracle"] = analyze_collectives(text)
     return _compare(d, ours, oracle), ours, oracle
+
+
+def collective_problems(ours: dict, theirs: dict) -> list:
+    """hloscope's collectives against the collective oracle's: (instruction, bytes sent, bytes
+    received per device per execution, executions per call), as a multiset.  The oracle names a
+    wrapped or fused collective by the instruction inside it (a generic async-start by itself)."""
+    from collections import Counter
+    want = Counter()
+    for c in theirs["collectives"]:
+        if c["role"] in ("done", "update", "chain"):  # counted at the start
+            continue
+        want[(c["name"], c["bytes_sent_per_device"], c["bytes_received_per_device"],
+              c["executions_per_call"])] += 1
+    names = {k[0] for k in want}
+    got = Counter()
+    for c in ours.get("collectives", []):
+        name = c["collective"]["instruction"] if c.get("collective") else c["instruction"]
+        if name not in names and c["instruction"] in names:
+            name = c["instruction"]
+        got[(name, c["bytes_sent"], c["bytes_received"], c["executions"])] += 1
+    problems = []
+    theirs_by_name = {k[0]: k for k in want}
+    ours_by_name = {k[0]: k for k in got}
+    for k in sorted(want - got):
+        if k[0] in ours_by_name:
+            problems.append(f"collective bytes differ: {k[0]}: ours {ours_by_name[k[0]][1:]} oracle {k[1:]}")
+        else:
+            problems.append(f"collective missed: {k[0]} ({k[1]} B sent, {k[3]} executions)")
+    for k in sorted(got - want):
+        if k[0] not in theirs_by_name:
+            problems.append(f"collective invented: {k[0]}")
+        elif got[k] > want.get(k, 0) and k in want:
+            problems.append(f"collective counted twice: {k[0]}")
+    spmd = ours.get("spmd") or {}
+    for key in ("num_partitions", "replica_count"):
+        if key in theirs and spmd.get(key, 1) != theirs[key]:
+            problems.append(f"collective {key} differs: ours {spmd.get(key)} oracle {theirs[key]}")
+    return problems
 
 
 def _compare(d: str, ours: dict, oracle: dict) -> dict:
     problems = []
-    counts = {"copies": 0, "updates": 0, "loops": 0, "false_in_place": 0}
+    counts = {"copies": 0, "updates": 0, "loops": 0, "collectives": 0, "false_in_place": 0}
 
     theirs = {c["instruction"]: c["bytes"] for c in oracle["copies"] + oracle.get("layout_copy_fusions", [])}
     mine = {c["instruction"]: c["bytes"] for c in ours["copies"]}
@@ -108,6 +152,10 @@ def _compare(d: str, ours: dict, oracle: dict) -> dict:
             problems.append(f"loop missed: {name}")
         elif n is not None and loops[name]["trip_count"] != n:
             problems.append(f"trip count differs: {name}: ours {loops[name]['trip_count']} oracle {n}")
+    if "collective_oracle" in oracle:
+        problems += collective_problems(ours, oracle["collective_oracle"])
+        counts["collectives"] = sum(1 for c in oracle["collective_oracle"]["collectives"]
+                                    if c["role"] not in ("done", "update", "chain"))
     return {"dir": d, "problems": problems, **counts}
 
 
@@ -116,16 +164,17 @@ def main() -> int:
     ap.add_argument("--hloscope", required=True)
     ap.add_argument("dirs", nargs="+")
     args = ap.parse_args()
-    total = {"copies": 0, "updates": 0, "loops": 0, "false_in_place": 0, "mismatches": 0}
+    total = {"copies": 0, "updates": 0, "loops": 0, "collectives": 0, "false_in_place": 0, "mismatches": 0}
     for d in args.dirs:
         r = compare(args.hloscope, d)
-        for k in ("copies", "updates", "loops", "false_in_place"):
-            total[k] += r[k]
+        for k in ("copies", "updates", "loops", "collectives", "false_in_place"):
+            total[k] += r.get(k, 0)
         total["mismatches"] += len(r["problems"])
         for p in r["problems"]:
             print(f"{os.path.basename(d.rstrip('/'))}: {p}")
     print(f"{len(args.dirs)} modules: {total['copies']} copies, {total['updates']} updates, "
-          f"{total['loops']} loops compared; {total['mismatches']} mismatches, "
+          f"{total['loops']} loops, {total['collectives']} collectives compared; "
+          f"{total['mismatches']} mismatches, "
           f"{total['false_in_place']} false in-place claims")
     return 1 if total["mismatches"] else 0
 

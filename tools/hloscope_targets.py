@@ -17,3 +17,4 @@ _spec.loader.exec_module(_mod)
 
 Target, TARGETS, TargetUnavailable = _mod.Target, _mod.TARGETS, _mod.TargetUnavailable
 resolve, device_for, place, pip_command = _mod.resolve, _mod.device_for, _mod.place, _mod.pip_command
+devices_for = _mod.devices_for

@@ -53,6 +53,9 @@ class ModuleReport:
     # and the SPMD layout ({"replica_count", "num_partitions", "devices", "mesh", "text"}).
     collectives: list = field(default_factory=list)
     spmd: Optional[dict] = None
+    # The module before SPMD partitioning the re-shard origins were read from (a
+    # --xla_dump_hlo_pass_re=spmd-partitioning dump), or None (docs/sharding.md).
+    pre_partition: Optional[str] = None
     extra: dict = field(default_factory=dict, repr=False, compare=False)
     _report: Optional["Report"] = field(default=None, repr=False, compare=False)
     _index: int = field(default=0, repr=False, compare=False)

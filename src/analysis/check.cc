@@ -8,6 +8,7 @@
 #include "hloscope/analysis/buffer_assignment_match.h"
 #include "hloscope/analysis/call_graph.h"
 #include "hloscope/analysis/collectives.h"
+#include "hloscope/analysis/reshard_origin.h"
 #include "hloscope/analysis/thunks.h"
 #include "hloscope/support/saturating.h"
 
@@ -130,6 +131,13 @@ ModuleCheck CheckModule(const HloModule& module, const ExecutionCounts& counts, 
                    [&](const CopyFinding& a, const CopyFinding& b) { return rank(a) > rank(b); });
   // Collectives before loops: a loop adds up what its collectives move.
   FindCollectives(ctx, &result);
+  // Which sharding asked for a re-shard: the module before partitioning,
+  // when it is this module's (the same name).
+  if (options.pre_partition) {
+    result.pre_partition_path = options.pre_partition_path;
+    result.pre_partition_applied = options.pre_partition->name() == module.name();
+    if (result.pre_partition_applied) FindReshardOrigins(*options.pre_partition, options.source, &result);
+  }
   for (const HloComputation* comp : module.computations()) {
     if (!IsSequentialRole(RoleOf(*comp))) continue;
     for (const HloInstruction* instr : comp->instructions())

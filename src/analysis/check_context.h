@@ -44,6 +44,10 @@ class CheckContext {
   std::optional<SourceLocation> Source(const HloInstruction* instr) const;
   InstructionAt At(const HloInstruction* instr) const { return {instr, Source(instr)}; }
 
+  // A permission pair (TPU's aliasing_operands) the buffer assignment did
+  // not take: output and operand are listed at different places.
+  bool Declined(const HloInstruction& instr, const InPlacePair& pair) const;
+
   // The position under which the buffer assignment lists the value at
   // `pos`. XLA's dataflow drops phis that resolve to one value (a while
   // carry the body passes through, a conditional whose branches agree), so

@@ -15,27 +15,10 @@
 #include "hloscope/analysis/call_graph.h"
 #include "hloscope/analysis/scope_filter.h"
 #include "hloscope/support/saturating.h"
+#include "spmd_patterns.h"
 
 namespace hloscope {
 namespace {
-
-// Through the ops that pass a value on unchanged.
-const HloInstruction* Unwrap(const HloInstruction* i) {
-  for (int k = 0; k < 16 && i; ++k) {
-    switch (i->opcode()) {
-      case HloOpcode::kBitcast:
-      case HloOpcode::kCopy:
-      case HloOpcode::kConvert:
-      case HloOpcode::kReshape:
-        if (i->operand_count() < 1) return i;
-        i = i->operand(0);
-        continue;
-      default:
-        return i;
-    }
-  }
-  return i;
-}
 
 // Ops that pass a collective's result on unchanged: bitcast, copy,
 // get-tuple-element, the -done of an async collective.
@@ -212,8 +195,20 @@ void Explain(const CheckContext& ctx, CollectiveFinding* f, const HloInstruction
   // The users of its result (the async pair's -done's, the wrapper's).
   std::vector<std::pair<const HloInstruction*, int64_t>> users;
   CollectUsers(result_at, &users);
+  // An all-reduce of shards each placed at its own offset gathers them.
+  bool gathers = f->family == CollectiveFamily::kAllGather;
+  if (f->family == CollectiveFamily::kAllReduce && coll->operand_count() > 0) {
+    // (A combined all-reduce may also carry masked elements beside them.)
+    bool placed = false, all = true;
+    for (int64_t k = 0; k < coll->operand_count() && all; ++k) {
+      bool p = PlacedByDevice(coll->operand(k));
+      placed |= p;
+      all = p || DeviceMask(coll->operand(k));
+    }
+    gathers = placed && all;
+  }
   // 2. A gather of a sharded array to read or update it at a run-time index.
-  if (f->family == CollectiveFamily::kAllGather) {
+  if (gathers) {
     for (auto [u, k] : users) {
       bool update = false;
       const HloInstruction* access = DynamicAccess(u, k, &update);
@@ -249,7 +244,24 @@ void Explain(const CheckContext& ctx, CollectiveFinding* f, const HloInstruction
     set(CollectiveRule::kConstraintReshard);
     return;
   }
-  // 4. Partial sums of a sharded contraction.
+  // 4. A read or write at an index along a sharded dimension, by masking.
+  if (f->family == CollectiveFamily::kAllReduce && coll->operand_count() > 0) {
+    const HloInstruction* mask = nullptr;
+    for (int64_t k = 0; k < coll->operand_count(); ++k) {
+      const HloInstruction* m = DeviceMask(coll->operand(k));
+      if (!m) {
+        mask = nullptr;
+        break;
+      }
+      if (!mask) mask = m;
+    }
+    if (mask) {
+      c.producer = ctx.At(mask);
+      set(CollectiveRule::kMaskedIndex);
+      return;
+    }
+  }
+  // 5. Partial sums of a sharded contraction.
   // A combined all-reduce (several operands) sums several gradients: any
   // operand made by a contraction explains it.
   if (f->family == CollectiveFamily::kAllReduce || f->family == CollectiveFamily::kReduceScatter)
@@ -259,14 +271,26 @@ void Explain(const CheckContext& ctx, CollectiveFinding* f, const HloInstruction
         set(CollectiveRule::kPartialSums);
         return;
       }
-  // 5. A re-shard between a producer and a consumer.
-  if (f->family == CollectiveFamily::kAllGather || f->family == CollectiveFamily::kAllToAll ||
+  // 6. A re-shard between a producer and a consumer.
+  if (gathers || f->family == CollectiveFamily::kAllToAll ||
       f->family == CollectiveFamily::kCollectivePermute) {
     for (auto [u, k] : users) {
       if (u->opcode() == HloOpcode::kTuple) continue;
       c.consumer = ctx.At(u);
       set(CollectiveRule::kReshardForConsumer);
       return;
+    }
+    // Only in a loop's (or a call's, a branch's) initial state: re-sharded
+    // for the loop.
+    for (auto [u, k] : users) {
+      if (u->opcode() != HloOpcode::kTuple) continue;
+      for (const HloInstruction* w : u->users())
+        if (w->opcode() == HloOpcode::kWhile || w->opcode() == HloOpcode::kCall ||
+            w->opcode() == HloOpcode::kConditional) {
+          c.consumer = ctx.At(w);
+          set(CollectiveRule::kReshardForConsumer);
+          return;
+        }
     }
     // Only returned: the output's sharding asks for it.
     if (Returned(result_at, ctx.module().entry_computation())) {

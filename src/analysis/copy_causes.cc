@@ -138,6 +138,22 @@ bool OrderedBeforeTheUpdates(const Evidence& e) {
   return true;
 }
 
+// Some leaf of the entry's result has `shape`'s dimensions and element type
+// (layouts and memory spaces aside): what a donated buffer can be reused for.
+bool HasOutputShaped(const HloComputation& entry, const Shape* shape) {
+  if (!shape || !shape->IsArray()) return true;  // nothing to tell: do not withhold the hint
+  std::vector<const Shape*> work = {&entry.root_instruction()->shape()};
+  for (size_t i = 0; i < work.size() && i < 4096; ++i) {
+    const Shape* s = work[i];
+    if (s->IsTuple()) {
+      for (const Shape* e : s->tuple_shapes) work.push_back(e);
+    } else if (s->element_type == shape->element_type && s->dimensions == shape->dimensions) {
+      return true;
+    }
+  }
+  return false;
+}
+
 // An entry argument: read-only unless aliased with an output
 // (IsReadonlyEntryParameterValue). A writable one is still copied when
 // something reads its old contents after the update.
@@ -149,7 +165,11 @@ std::optional<Match> EntryParameter(const Evidence& e) {
   f.parameter_number = s->parameter_number();
   f.parameter_index = e.src.index;
   f.donation = DonationOf(e.ctx.module(), s->parameter_number(), e.src.index);
-  if (!IsWritableDonation(f.donation)) return Match{CauseRule::kNonDonatedParameter, std::move(f), {}};
+  if (!IsWritableDonation(f.donation)) {
+    f.aliasable_output =
+        HasOutputShaped(*e.ctx.module().entry_computation(), s->shape().Subshape(e.src.index));
+    return Match{CauseRule::kNonDonatedParameter, std::move(f), {}};
+  }
   if (!e.readers.empty() && (e.feeds() || !e.outputs.empty()) && !OrderedBeforeTheUpdates(e))
     return Match{CauseRule::kDonatedParameterRead, std::move(f), {}};
   return DonatedBufferRewritten(e, std::move(f));
@@ -295,8 +315,15 @@ std::optional<Match> ReadAfterUpdate(const Evidence& e) {
 // operand's buffer (XLA's CanShareOperandBufferWithUser: the send still
 // reads it while the receive lands), so a carry it produces arrives in a
 // second buffer and is copied back into the carry's own every iteration.
-bool ReceivedByCollectivePermute(const HloInstruction& s) {
-  return s.opcode() == HloOpcode::kCollectivePermute || s.opcode() == HloOpcode::kCollectivePermuteDone;
+// Returns the instruction that receives it (the sync op or the -done: the
+// value an async pair receives is defined at the -start's element {1}).
+const HloInstruction* ReceivedByCollectivePermute(const HloInstruction& s) {
+  if (s.opcode() == HloOpcode::kCollectivePermute || s.opcode() == HloOpcode::kCollectivePermuteDone)
+    return &s;
+  if (s.opcode() == HloOpcode::kCollectivePermuteStart)
+    for (const HloInstruction* u : s.users())
+      if (u->opcode() == HloOpcode::kCollectivePermuteDone) return u;
+  return nullptr;
 }
 
 // Loop-carried state (AddCopiesForWhile): where the copy goes in the body
@@ -318,8 +345,8 @@ std::optional<Match> LoopCarried(const Evidence& e) {
     return Match{CauseRule::kCarriesSwapped, std::move(f), {}};
   }
   if (src_is_param) return Match{CauseRule::kCarryPassedOnLive, std::move(f), {}};
-  if (ReceivedByCollectivePermute(*s)) {
-    f.permute = s;
+  if (const HloInstruction* received = ReceivedByCollectivePermute(*s)) {
+    f.permute = received;
     return Match{CauseRule::kCarryPermuted, std::move(f), {}};
   }
   return Match{CauseRule::kCarryRebuilt, std::move(f), {}};

@@ -47,6 +47,21 @@ HloPosition DefiningPosition(const HloInstruction* instr, const ShapeIndex& inde
         instr = instr->operand(0);
         continue;
       }
+      case HloOpcode::kAllGatherDone:
+      case HloOpcode::kCollectivePermuteDone: {
+        // all-gather-done and collective-permute-done return element {1} of
+        // their -start (its result buffer; XLA's dataflow,
+        // UpdateAllGatherDoneValueSet / UpdateCollectivePermuteDoneValueSet).
+        if (instr->operand_count() < 1) return {instr, idx};
+        idx.insert(idx.begin(), 1);
+        instr = instr->operand(0);
+        continue;
+      }
+      case HloOpcode::kAllReduceDone:
+        // all-reduce-start defines the result; the done forwards it.
+        if (instr->operand_count() < 1) return {instr, idx};
+        instr = instr->operand(0);
+        continue;
       case HloOpcode::kCall: {
         HloComputation* callee = instr->called(CallRole::kToApply);
         if (!callee) callee = instr->called(CallRole::kCalls);
@@ -203,6 +218,17 @@ Step ForwardStep(const HloInstruction* user, int64_t k, const ShapeIndex& index,
         step.next.push_back({user, ShapeIndex(index.begin() + 1, index.end())});
       else
         step.use = true;
+      break;
+    case HloOpcode::kAllGatherDone:
+    case HloOpcode::kCollectivePermuteDone:
+      // forwards element {1} of its -start (DefiningPosition)
+      if (!index.empty() && index.front() == 1)
+        step.next.push_back({user, ShapeIndex(index.begin() + 1, index.end())});
+      else
+        step.use = true;
+      break;
+    case HloOpcode::kAllReduceDone:
+      step.next.push_back({user, index});
       break;
     case HloOpcode::kCall: {
       HloComputation* callee = user->called(CallRole::kToApply);

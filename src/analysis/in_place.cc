@@ -213,7 +213,7 @@ std::vector<InPlacePair> ParseAliasingOperands(const HloInstruction& instr) {
     }
     for (int64_t o : operands)
       for (int64_t leaf : outputs) {
-        InPlacePair p{o, {}, out.IsTuple() ? ShapeIndex{leaf} : ShapeIndex{}, nullptr, true};
+        InPlacePair p{o, {}, out.IsTuple() ? ShapeIndex{leaf} : ShapeIndex{}, nullptr, true, true};
         pairs.push_back(p);
       }
   }
@@ -238,6 +238,34 @@ std::vector<InPlacePair> ParseOutputToOperandAliasing(std::string_view value) {
 }
 
 namespace {
+
+// Operand k of `instr` through bitcasts (the same buffer).
+const HloInstruction* BitcastSource(const HloInstruction& instr, int64_t k) {
+  const HloInstruction* v = instr.operand(k);
+  for (int step = 0; step < 8 && v->opcode() == HloOpcode::kBitcast && v->operand_count() == 1; ++step)
+    v = v->operand(0);
+  return v;
+}
+
+// The value of operand k of `instr` (the same buffer through bitcasts) is
+// read again after `instr` in a scheduled computation: the output cannot
+// take its buffer without a copy.
+bool ReadAfter(const HloInstruction& instr, int64_t k) {
+  const HloComputation* comp = instr.parent();
+  if (!comp || !comp->parent() || !comp->parent()->is_scheduled()) return false;
+  const HloInstruction* v = BitcastSource(instr, k);
+  std::vector<const HloInstruction*> work = {v};
+  for (size_t i = 0; i < work.size() && i < 64; ++i)
+    for (const HloInstruction* u : work[i]->users()) {
+      if (u == &instr) continue;
+      if (u->opcode() == HloOpcode::kBitcast) {
+        work.push_back(u);
+        continue;
+      }
+      if (u->parent() == comp && u->source_offset() > instr.source_offset()) return true;
+    }
+  return false;
+}
 
 // Declared pairs add to the discovered ones; one pair per operand/output.
 void AddUnlessPaired(std::vector<InPlacePair>* pairs, const InPlacePair& p) {
@@ -266,11 +294,16 @@ std::vector<InPlacePair> GetInPlaceInputOutputPairs(const HloInstruction& instr)
   // `remainder`) its buffer assignment often gives the output a buffer of
   // its own (tools/difftest --target tpu-v5e found such copies and element-
   // wise ops), so only fusions and custom calls take these pairs, and only
-  // for array outputs (TPU also lists scalar `add(i, 1)` into i).
+  // for array outputs (TPU also lists scalar `add(i, 1)` into i), and only
+  // where the operand dies there: an operand the schedule
+  // reads again later keeps its buffer (tools/difftest --mesh --target tpu-v4:2x2x1 found a masked-select
+  // kernel listed into a predicate two kernels read).
   if (instr.opcode() == HloOpcode::kFusion || instr.opcode() == HloOpcode::kCustomCall)
     for (const InPlacePair& p : ParseAliasingOperands(instr)) {
       const Shape* o = instr.shape().Subshape(p.output_index);
-      if (o && o->IsArray() && o->rank() > 0) AddUnlessPaired(&pairs, p);
+      if (o && o->IsArray() && o->rank() > 0 && p.operand_number >= 0 &&
+          p.operand_number < instr.operand_count() && !ReadAfter(instr, p.operand_number))
+        AddUnlessPaired(&pairs, p);
     }
   // Only pairs that name a real operand: every consumer indexes operands by
   // operand_number, and `output_to_operand_aliasing={{}: (2147483648, {})}`

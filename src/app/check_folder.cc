@@ -14,10 +14,12 @@ namespace hloscope {
 
 int RunCheckFolderCommand(const std::string& folder, const SessionRequest& base, const CheckRequest& request,
                           std::ostream& out, std::ostream& err) {
-  if (!base.buffer_assignment_path.empty() || !base.thunk_metadata_path.empty()) {
+  if (!base.buffer_assignment_path.empty() || !base.thunk_metadata_path.empty() ||
+      !base.pre_partition_path.empty()) {
     err << fmt::format(
         "hloscope: error: {} is a dump folder: each module is checked with the buffer assignment beside "
-        "it (--buffer-assignment and --thunk-metadata take one module's dump: pass its HLO file)\n",
+        "it (--buffer-assignment, --thunk-metadata and --pre-partition take one module's dump: pass its HLO "
+        "file)\n",
         folder);
     return kExitError;
   }

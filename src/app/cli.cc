@@ -37,6 +37,8 @@ SessionRequest InputRequest(const CommandLine& l, bool with_buffer_assignment, b
   r.use_buffer_assignment = with_buffer_assignment && !l.no_buffer_assignment;
   r.thunk_metadata_path = l.thunk_metadata;
   r.find_thunk_metadata = with_buffer_assignment && !l.no_buffer_assignment;
+  r.pre_partition_path = l.no_pre_partition ? "" : l.pre_partition;
+  r.find_pre_partition = !l.no_pre_partition;
   r.input.max_bytes = l.max_input_bytes;
   r.require_optimized = require_optimized && !l.allow_unoptimized;
   return r;

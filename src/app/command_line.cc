@@ -161,6 +161,20 @@ return cmd.add_option(std::string(f.names), l.format, fmt::format("{}: {}", Help
    BIND{return Opt(cmd, f, l.thunk_metadata);
 }
 }
+, {"--pre-partition", "PATH", "Input",
+   "the module before SPMD partitioning (XLA's *.before_spmd-partitioning.txt dump, written with "
+   "--xla_dump_hlo_pass_re=spmd-partitioning; found automatically beside a dump): says which shardings "
+   "differ "
+   "where a collective re-shards",
+   {C::kCheck, C::kReport, C::kFusions, C::kWhere, C::kAnnotate, C::kExplain},
+   BIND{return Opt(cmd, f, l.pre_partition);
+}
+}
+, {"--no-pre-partition", "", "Input", "do not read the module before SPMD partitioning",
+   {C::kCheck, C::kReport, C::kFusions, C::kWhere, C::kAnnotate, C::kExplain},
+   BIND{return Switch(cmd, f, l.no_pre_partition);
+}
+}
 , {"--allow-unoptimized", "", "Input",
    "read HLO before optimization too (a before_optimizations dump; its copies are not yet decided)",
    {C::kCheck, C::kReport, C::kDiff}, BIND{return Switch(cmd, f, l.allow_unoptimized);

@@ -61,6 +61,8 @@ struct CommandLine {
   std::string buffer_assignment;
   bool no_buffer_assignment = false;
   std::string thunk_metadata;
+  std::string pre_partition;
+  bool no_pre_partition = false;
   uint64_t max_input_bytes = kDefaultMaxInputBytes;
   bool allow_unoptimized = false;
   // Which findings count.

@@ -1,5 +1,6 @@
 #include "hloscope/app/session.h"
 
+#include "hloscope/parser/dump_naming.h"
 #include "hloscope/parser/input_kind.h"
 
 namespace hloscope {
@@ -73,6 +74,31 @@ Result<std::unique_ptr<Session>> Session::Open(SessionRequest request) {
                            static_cast<int64_t>(s->group_.modules.size()), ""});
     }
   }
+  // The module before SPMD partitioning: which sharding asked for each
+  // re-shard. Optional: a dump that does not read or fit only says so.
+  std::string pre_path = request.pre_partition_path;
+  bool given = !pre_path.empty();
+  if (!given && request.find_pre_partition && !from_text && request.path != "-")
+    if (std::optional<std::string> found = FindPrePartitionBeside(request.path)) pre_path = *found;
+  if (!pre_path.empty()) {
+    auto note = [&](std::string detail) {
+      s->notes_.push_back({SessionNote::Kind::kPrePartitionNotApplied, pre_path, 0, std::move(detail)});
+    };
+    ParseOptions pre_parse;
+    pre_parse.path = pre_path;
+    pre_parse.input = request.input;
+    Result<HloModuleGroup> pre = ParseHloFile(pre_path, pre_parse);
+    if (!pre.ok()) {
+      if (given) return pre.error();
+      note(pre.error().message);
+    } else if (pre->modules.size() != 1 || s->group_.modules.size() != 1) {
+      note("it and the input must hold one module each");
+    } else {
+      s->pre_partition_ = std::move(pre).value();
+      s->check_options_.pre_partition = s->pre_partition_->modules[0].get();
+      s->check_options_.pre_partition_path = pre_path;
+    }
+  }
   s->check_options_.source = request.source;
   s->analyses_.resize(s->group_.modules.size());
   return s;
@@ -84,6 +110,9 @@ std::vector<SessionNote> Session::Notes() const {
     if (a && a->check.buffer_assignment_mismatch)
       out.push_back({SessionNote::Kind::kBufferAssignmentForeign, a->check.buffer_assignment_path, 0,
                      *a->check.buffer_assignment_mismatch});
+    if (a && !a->check.pre_partition_path.empty() && !a->check.pre_partition_applied)
+      out.push_back({SessionNote::Kind::kPrePartitionNotApplied, a->check.pre_partition_path, 0,
+                     "it describes another module"});
     // A collective whose replica groups do not decode is left out of the
     // report: say so, with the diagnostic's first line.
     if (a)

@@ -72,4 +72,49 @@ std::vector<std::string> ThunkMetadataPathsFor(const std::string& hlo_path) {
   return out;
 }
 
+bool IsPrePartitionDumpOf(std::string_view candidate, std::string_view hlo_file) {
+  if (IsFixtureHlo(hlo_file)) return candidate == kFixturePrePartition;
+  std::optional<DumpFileName> d = ParseDumpFileName(hlo_file);
+  if (!d || !(candidate.ends_with(kPrePartitionSuffix) || candidate.ends_with(kTpuPrePartitionSuffix)))
+    return false;
+  std::string stem = std::string(kPrefix) + d->id + "." + d->module + ".";
+  if (!candidate.starts_with(stem)) return false;
+  std::string_view rest = candidate.substr(stem.size());
+  // TPU's build tag (cl_NNN.), as in its stage name.
+  if (rest.starts_with("cl_")) {
+    size_t dot = rest.find('.');
+    if (dot == std::string_view::npos) return false;
+    rest.remove_prefix(dot + 1);
+  }
+  // Then the pass dump's own counter: NNNN.
+  size_t dot = rest.find('.');
+  return dot != std::string_view::npos && dot > 0 &&
+         std::all_of(rest.begin(), rest.begin() + static_cast<std::ptrdiff_t>(dot),
+                     [](char c) { return c >= '0' && c <= '9'; });
+}
+
+std::optional<std::string> FindPrePartitionBeside(const std::string& hlo_path) {
+  namespace fs = std::filesystem;
+  fs::path p(hlo_path);
+  std::string name = p.filename().string();
+  fs::path dir = p.parent_path().empty() ? fs::path(".") : p.parent_path();
+  std::error_code ec;
+  if (IsFixtureHlo(name)) {
+    fs::path f = dir / kFixturePrePartition;
+    if (fs::is_regular_file(f, ec)) return f.string();
+    return std::nullopt;
+  }
+  if (!ParseDumpFileName(name)) return std::nullopt;
+  std::optional<std::string> best;
+  // A dump folder holds a few files per module; bound the scan all the same.
+  int64_t seen = 0;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end && seen < 1'000'000;
+       it.increment(ec), ++seen) {
+    std::string f = it->path().filename().string();
+    if (!IsPrePartitionDumpOf(f, name) || !it->is_regular_file(ec)) continue;
+    if (!best || f < fs::path(*best).filename().string()) best = it->path().string();
+  }
+  return best;
+}
+
 }  // namespace hloscope

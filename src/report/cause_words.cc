@@ -94,6 +94,11 @@ struct FamilyWords {
         .Set("output", f.output ? ShapeIndexToString(*f.output) : "?")
         .Set("readers", readers);
     w.Flag("buffer_donor", f.donation == DonationKind::kBufferDonor)
+        .Flag("no_output", !f.aliasable_output)
+        // XLA:TPU made the copy a move into another memory space: its
+        // memory-space assignment may prefetch the array even when donated
+        // (tests/python/test_hint_fixes.py compiles both on TPU).
+        .Flag("space_move", c.copy_class == CopyClass::kMemorySpaceMove)
         .Flag("one_reader", cf.readers.size() <= 1)
         .Flag("unordered", !f.unordered_readers.empty())
         .Flag("several_unordered", f.unordered_readers.size() > 1);
@@ -130,6 +135,9 @@ struct FamilyWords {
         .Set("other_carry", f.other_carry ? std::to_string(*f.other_carry) : "?")
         .Set("new_value", PositionText(f.new_value))
         .Set("old_readers", fmt::format("{}", fmt::join(readers, ", ")));
+    // The collective-permute that receives the carry (the -done of an async
+    // pair, whose value XLA names at the -start's element {1}).
+    w.Set("permute", Name(f.permute));
     w.Flag("has_readers", !readers.empty())
         // A scalar carry (usually the loop counter): negligible, no hint.
         .Flag("scalar_carry", c.copied_from.index.size() == 1 && c.shape && c.shape->rank() == 0);

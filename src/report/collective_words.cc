@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
+
 #include "hloscope/report/wording.h"
 #include "hloscope/support/human_bytes.h"
 
@@ -52,12 +54,52 @@ WordArgs CollectiveWords(const CollectiveFinding& c) {
   return w;
 }
 
+namespace {
+
+// "split 8×1", "replicated".
+std::string SplitText(const std::vector<int64_t>& shards) {
+  bool whole = std::all_of(shards.begin(), shards.end(), [](int64_t t) { return t == 1; });
+  if (shards.empty() || whole) return "replicated";
+  return fmt::format("split {}", fmt::join(shards, "×"));
+}
+
+std::string WhereText(const CollectiveCauseFacts::Origin& o) {
+  if (o.operand_parameter) {
+    if (!o.parameter_sharding_given) return fmt::format("argument {}", *o.operand_parameter);
+    return fmt::format("argument {}, {}", *o.operand_parameter,
+                       *o.parameter_sharding_given ? "sharded so by the caller" : "as XLA chose");
+  }
+  return o.operand.source ? SourceText(o.operand.source) : std::string("no line");
+}
+
+}  // namespace
+
+std::string CollectiveOriginText(const CollectiveCauseFacts::Origin& o) {
+  std::string consumer = Shown(o.consumer.instruction->name());
+  std::string where = o.consumer.source ? SourceText(o.consumer.source) : std::string("no line");
+  std::string operand = fmt::format("{} ({}) is {}", Shown(o.operand.instruction->name()), WhereText(o),
+                                    SplitText(o.operand_shards));
+  if (o.consumer_is_constraint)
+    return fmt::format("before partitioning, with_sharding_constraint {} ({}) asks for {}; its operand {}",
+                       consumer, where, SplitText(o.consumer_shards), operand);
+  if (o.consumer_is_output) {
+    std::string why;
+    if (o.output_sharding_given) why = *o.output_sharding_given ? " as out_shardings ask" : " as XLA chose";
+    return fmt::format("before partitioning, the output {} ({}) is {}{}; its operand {}", consumer, where,
+                       SplitText(o.consumer_shards), why, operand);
+  }
+  return fmt::format("before partitioning, {} ({}) is {} and its operand {}", consumer, where,
+                     SplitText(o.consumer_shards), operand);
+}
+
 std::string CollectiveCauseDetail(const CollectiveFinding& c) {
   const CollectiveRuleEntry* row = EntryOf(c.cause.rule);
+  std::string origin;
+  if (c.cause.before_partitioning) origin = "; " + CollectiveOriginText(*c.cause.before_partitioning);
   if (!row)
-    return fmt::format("{} over {}; no rule explains it", WithArticle(CollectiveFamilyName(c.family)),
-                       CollectiveGroupText(c));
-  return FillTemplate(row->detail, CollectiveWords(c));
+    return fmt::format("{} over {}; no rule explains it{}", WithArticle(CollectiveFamilyName(c.family)),
+                       CollectiveGroupText(c), origin);
+  return FillTemplate(row->detail, CollectiveWords(c)) + origin;
 }
 
 std::string CollectiveCauseHint(const CollectiveFinding& c) {

@@ -332,6 +332,27 @@ Json CollectiveJson(const CollectiveFinding& c) {
   facts["producer"] = RefJson(f.producer.instruction);
   facts["value"] = PositionJson(f.value);
   facts["from_scatter"] = f.from_scatter;
+  if (const auto& o = f.before_partitioning) {
+    // Instructions of the module before partitioning (module.pre_partition_path).
+    Json b;
+    b["consumer"] = RefJson(o->consumer.instruction);
+    b["consumer_source"] = SourceJson(o->consumer.source);
+    b["consumer_sharding"] = Str(o->consumer_sharding);
+    b["consumer_shards"] = o->consumer_shards;
+    b["operand"] = RefJson(o->operand.instruction);
+    b["operand_number"] = o->operand_number;
+    b["operand_source"] = SourceJson(o->operand.source);
+    b["operand_sharding"] = Str(o->operand_sharding);
+    b["operand_shards"] = o->operand_shards;
+    b["operand_parameter"] = Opt(o->operand_parameter);
+    b["consumer_is_constraint"] = o->consumer_is_constraint;
+    b["consumer_is_output"] = o->consumer_is_output;
+    b["output_sharding_given"] = Opt(o->output_sharding_given);
+    b["parameter_sharding_given"] = Opt(o->parameter_sharding_given);
+    facts["before_partitioning"] = std::move(b);
+  } else {
+    facts["before_partitioning"] = nullptr;
+  }
   j["cause_facts"] = std::move(facts);
   j["cause_detail"] = CollectiveCauseDetail(c);
   j["hint"] = NullIfEmpty(CollectiveCauseHint(c));

@@ -311,6 +311,7 @@ void WriteCheckJson(const std::vector<const ModuleCheck*>& modules, const std::v
         m->buffer_assignment_mismatch ? Json(*m->buffer_assignment_mismatch) : Json(nullptr);
     head["thunks"] = ThunkCheckJson(m->thunks);
     head["spmd"] = SpmdJson(m->spmd);
+    head["pre_partition"] = m->pre_partition_applied ? Json(m->pre_partition_path) : Json(nullptr);
     js.Members(head);
     js.Array("parameters", m->parameters, ParameterJson);
     js.Array("copies", m->copies, CopyJson);

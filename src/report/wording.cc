@@ -531,6 +531,9 @@ std::string NoteText(const SessionNote& n) {
                          Shown(n.path), n.count);
     case SessionNote::Kind::kUndecodedAttribute:
       return fmt::format("{}: {}", Shown(n.path), Shown(n.detail));
+    case SessionNote::Kind::kPrePartitionNotApplied:
+      return fmt::format("the module before partitioning {} was not used to explain re-shards: {}",
+                         Shown(n.path), Shown(n.detail));
   }
   return "";
 }

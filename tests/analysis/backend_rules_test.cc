@@ -89,7 +89,11 @@ TEST(BackendRulesTest, MemorySpaceMoveThatIsUpdatedHasTheCopysCause) {
   EXPECT_EQ(moved->cause.cause, CopyCause::kNonDonatedParameter);
   EXPECT_NE(CauseDetail(*moved).find("moving the buffer from memory space 0 to 1"), std::string::npos)
       << CauseDetail(*moved);
-  EXPECT_EQ(CauseHint(*moved), "donate argument 0: jax.jit(f, donate_argnums=0)");
+  // No "donate" hint on a move into another memory space: XLA:TPU's
+  // memory-space assignment may prefetch the array when it is donated too
+  // (tests/python/test_hint_fixes.py compiled such programs both ways).
+  EXPECT_EQ(CauseHint(*moved), "");
+  EXPECT_NE(CauseDetail(*moved).find("donating it may not remove the copy"), std::string::npos);
   const CopyFinding* evicted = FindCopy(c, "back");
   ASSERT_NE(evicted, nullptr);
   EXPECT_EQ(evicted->cause.cause, CopyCause::kMemorySpaceMove);

@@ -245,5 +245,138 @@ TEST(CollectivesTest, AModuleWithoutCollectivesHasNone) {
   EXPECT_EQ(c.loops[0].collective_bytes_per_iteration, std::nullopt);
 }
 
+
+// Reading x[1] of an f32[32] sharded over 8 devices (4 elements each), as
+// XLA's SPMD partitioner writes it: the device that owns element 1 keeps it,
+// the others contribute zero, and an all-reduce sums the pieces.
+// The kernel that keeps element 1 of a device's f32[4] shard on device 0
+// only (the mask compares partition-id, passed in, with the owner), and the
+// sum the all-reduce applies.
+constexpr char kMaskedKernel[] = R"(
+%masked (p0: f32[4], p1: u32[]) -> f32[1] {
+  %p0 = f32[4]{0} parameter(0)
+  %p1 = u32[] parameter(1)
+  %c0 = u32[] constant(0)
+  %mine = pred[] compare(%p1, %c0), direction=EQ
+  %s = f32[1]{0} slice(%p0), slice={[1:2]}
+  %z = f32[] constant(0)
+  %zb = f32[1]{0} broadcast(%z), dimensions={}
+  %mb = pred[1]{0} broadcast(%mine), dimensions={}
+  ROOT %sel = f32[1]{0} select(%mb, %s, %zb)
+}
+%add (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %c = f32[] add(%a, %b)
+}
+)";
+
+const std::string kMaskedRead = std::string("HloModule m, num_partitions=8\n") + kMaskedKernel + R"(
+ENTRY %main (x: f32[4]) -> f32[1] {
+  %x = f32[4]{0} parameter(0)
+  %pid = u32[] partition-id()
+  %m = f32[1]{0} fusion(%x, %pid), kind=kLoop, calls=%masked
+  ROOT %r = f32[1]{0} all-reduce(%m), channel_id=1, replica_groups={{0,1,2,3,4,5,6,7}}, use_global_device_ids=true, to_apply=%add
+}
+)";
+
+TEST(CollectivesTest, AnAllReduceOfDeviceMaskedElementsIsAnIndexedAccess) {
+  auto m = ParseOne(kMaskedRead);
+  ModuleCheck c = Check(*m);
+  ASSERT_EQ(c.collectives.size(), 1u);
+  EXPECT_EQ(c.collectives[0].cause.rule, CollectiveRule::kMaskedIndex);
+  EXPECT_EQ(c.collectives[0].cause.cause, CollectiveCause::kIndexedAccess);
+  EXPECT_EQ(c.collectives[0].cause.producer.instruction->name(), "m");
+  EXPECT_FALSE(c.collectives[0].grows_with_buffer);
+}
+
+TEST(CollectivesTest, AMaskThatDoesNotDependOnTheDeviceIsNoIndexedAccess) {
+  // The same kernel selecting on a constant: nothing says which device owns what.
+  auto m = ParseOne(Replace(kMaskedRead, "%m = f32[1]{0} fusion(%x, %pid)",
+                            "%k = u32[] constant(3)\n  %m = f32[1]{0} fusion(%x, %k)"));
+  ModuleCheck c = Check(*m);
+  ASSERT_EQ(c.collectives.size(), 1u);
+  EXPECT_EQ(c.collectives[0].cause.rule, CollectiveRule::kNone);
+}
+
+TEST(CollectivesTest, PartitionIdCarriedIntoALoopStillMasksByDevice) {
+  // XLA hoists partition-id out of a while body and passes it in the loop state.
+  auto m = ParseOne(std::string("HloModule m, num_partitions=8\n") + kMaskedKernel + R"(
+%body (t: (s32[], f32[4], u32[], f32[1])) -> (s32[], f32[4], u32[], f32[1]) {
+  %t = (s32[], f32[4]{0}, u32[], f32[1]{0}) parameter(0)
+  %i = s32[] get-tuple-element(%t), index=0
+  %x = f32[4]{0} get-tuple-element(%t), index=1
+  %pid = u32[] get-tuple-element(%t), index=2
+  %m = f32[1]{0} fusion(%x, %pid), kind=kLoop, calls=%masked
+  %r = f32[1]{0} all-reduce(%m), channel_id=1, replica_groups={{0,1,2,3,4,5,6,7}}, use_global_device_ids=true, to_apply=%add
+  %one = s32[] constant(1)
+  %n = s32[] add(%i, %one)
+  ROOT %o = (s32[], f32[4]{0}, u32[], f32[1]{0}) tuple(%n, %x, %pid, %r)
+}
+%cond (t: (s32[], f32[4], u32[], f32[1])) -> pred[] {
+  %t = (s32[], f32[4]{0}, u32[], f32[1]{0}) parameter(0)
+  %i = s32[] get-tuple-element(%t), index=0
+  %k = s32[] constant(3)
+  ROOT %lt = pred[] compare(%i, %k), direction=LT
+}
+ENTRY %main (x: f32[4]) -> f32[1] {
+  %x = f32[4]{0} parameter(0)
+  %pid = u32[] partition-id()
+  %zero = s32[] constant(0)
+  %z = f32[] constant(0)
+  %acc = f32[1]{0} broadcast(%z), dimensions={}
+  %init = (s32[], f32[4]{0}, u32[], f32[1]{0}) tuple(%zero, %x, %pid, %acc)
+  %w = (s32[], f32[4]{0}, u32[], f32[1]{0}) while(%init), condition=%cond, body=%body
+  ROOT %out = f32[1]{0} get-tuple-element(%w), index=3
+}
+)");
+  ModuleCheck c = Check(*m);
+  ASSERT_EQ(c.collectives.size(), 1u);
+  EXPECT_EQ(c.collectives[0].cause.rule, CollectiveRule::kMaskedIndex);
+  EXPECT_EQ(c.collectives[0].executions, 3);
+}
+
+// A device's f32[4] shard placed at offset 4 × partition-id in a zero
+// f32[16] and summed over the devices: XLA:TPU's all-gather written as an
+// all-reduce.
+constexpr char kGatherByAllReduce[] = R"(
+HloModule m, num_partitions=4
+%add (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %c = f32[] add(%a, %b)
+}
+ENTRY %main (x: f32[4], i: s32[]) -> f32[16] {
+  %x = f32[4]{0} parameter(0)
+  %i = s32[] parameter(1)
+  %pid = u32[] partition-id()
+  %c4 = u32[] constant(4)
+  %off = u32[] multiply(%pid, %c4)
+  %z = f32[] constant(0)
+  %zb = f32[16]{0} broadcast(%z), dimensions={}
+  %placed = f32[16]{0} dynamic-update-slice(%zb, %x, %off)
+  ROOT %r = f32[16]{0} all-reduce(%placed), channel_id=1, replica_groups={{0,1,2,3}}, use_global_device_ids=true, to_apply=%add
+}
+)";
+
+TEST(CollectivesTest, AnAllReduceOfShardsPlacedByDeviceIsAGather) {
+  auto m = ParseOne(kGatherByAllReduce);
+  ModuleCheck c = Check(*m);
+  ASSERT_EQ(c.collectives.size(), 1u);
+  EXPECT_EQ(c.collectives[0].cause.rule, CollectiveRule::kReshardForOutput);
+
+  // Read at a run-time index: the whole buffer is gathered for it.
+  std::string read =
+      Replace(Replace(kGatherByAllReduce, "-> f32[16] {", "-> f32[2] {"), "  ROOT %r =", "  %r =");
+  read = Replace(read, "use_global_device_ids=true, to_apply=%add\n}",
+                 "use_global_device_ids=true, to_apply=%add\n  ROOT %d = f32[2]{0} dynamic-slice(%r, %i), "
+                 "dynamic_slice_sizes={2}\n}");
+  auto m3 = ParseOne(read);
+  ModuleCheck c3 = Check(*m3);
+  ASSERT_EQ(c3.collectives.size(), 1u);
+  EXPECT_EQ(c3.collectives[0].cause.rule, CollectiveRule::kGatherForDynamicRead);
+  EXPECT_EQ(c3.collectives[0].cause.consumer.instruction->name(), "d");
+}
+
 }  // namespace
 }  // namespace hloscope

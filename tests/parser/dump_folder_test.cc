@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "hloscope/parser/dump_naming.h"
+
 namespace hloscope {
 namespace {
 
@@ -69,6 +71,36 @@ TEST_F(DumpFolderTest, OptimizedNames) {
   EXPECT_FALSE(IsOptimizedDumpName("module_0000.jit_f.cpu_after_optimizations-buffer-assignment.txt"));
   EXPECT_FALSE(IsOptimizedDumpName("module.hlo.txt"));
   EXPECT_FALSE(IsOptimizedDumpName("module_x1.jit_f.cpu_after_optimizations.txt"));
+}
+
+TEST_F(DumpFolderTest, TheModuleBeforePartitioningIsFoundBesideItsOptimizedDump) {
+  // --xla_dump_hlo_pass_re=spmd-partitioning: CPU/GPU and TPU pass names.
+  EXPECT_TRUE(IsPrePartitionDumpOf(
+      "module_0004.jit_f.0000.spmd-partitioner.after_shardy-xla.before_spmd-partitioning.txt",
+      "module_0004.jit_f.cpu_after_optimizations.txt"));
+  EXPECT_TRUE(IsPrePartitionDumpOf(
+      "module_0000.jit_f.cl_93.0002.xla-partitioner.after_dce.before_tpu-spmd-partitioning.txt",
+      "module_0000.jit_f.cl_93.after_optimizations.txt"));
+  EXPECT_FALSE(
+      IsPrePartitionDumpOf("module_0005.jit_f.0000.spmd-partitioner.after_x.before_spmd-partitioning.txt",
+                           "module_0004.jit_f.cpu_after_optimizations.txt"));  // another module
+  EXPECT_FALSE(
+      IsPrePartitionDumpOf("module_0004.jit_f.0001.spmd-partitioner.after_spmd-partitioning.before_y.txt",
+                           "module_0004.jit_f.cpu_after_optimizations.txt"));  // after, not before
+  EXPECT_TRUE(IsPrePartitionDumpOf("before-partitioning.hlo.txt", "module.hlo.txt"));
+  // Not a module of its own in a dump folder.
+  EXPECT_FALSE(ParseDumpFileName(
+      "module_0004.jit_f.0000.spmd-partitioner.after_shardy-xla.before_spmd-partitioning.txt"));
+
+  Write("module_0004.jit_f.cpu_after_optimizations.txt");
+  Write("module_0004.jit_f.0001.spmd-partitioner.after_b.before_spmd-partitioning.txt");
+  Write("module_0004.jit_f.0000.spmd-partitioner.after_a.before_spmd-partitioning.txt");
+  std::optional<std::string> found =
+      FindPrePartitionBeside((dir_ / "module_0004.jit_f.cpu_after_optimizations.txt").string());
+  ASSERT_TRUE(found);
+  EXPECT_EQ(fs::path(*found).filename(),
+            "module_0004.jit_f.0000.spmd-partitioner.after_a.before_spmd-partitioning.txt");
+  EXPECT_FALSE(FindPrePartitionBeside((dir_ / "module_0009.jit_g.cpu_after_optimizations.txt").string()));
 }
 
 TEST_F(DumpFolderTest, EmptyFolderHasNoModulesAndAMissingOneIsAnError) {

@@ -79,9 +79,11 @@ def test_findings_carry_no_names():
     with open(os.path.join(REPO, "include", "hloscope", "analysis", "findings.h")) as f:
         fields = re.findall(r"^\s+std::(?:string|string_view|vector<std::string>)\s+(\w+)", f.read(), re.M)
     # Paths, XLA's name for a thunk's kind (an open set, from the GPU dump), the JAX primitive an
-    # op_name ends in, mesh axis names and a sharding as the module writes them, and the
-    # diagnostics of collectives that do not decode: no names of the IR's instructions.
-    assert fields == ["kind", "primitive", "mesh_axes", "text", "path", "buffer_assignment_path", "undecoded"]
+    # op_name ends in, mesh axis names and shardings as the module writes them (a parameter's; the
+    # two a re-shard's origin compares), and the diagnostics of collectives that do not decode: no
+    # names of the IR's instructions.
+    assert fields == ["kind", "primitive", "consumer_sharding", "operand_sharding", "mesh_axes", "text", "path",
+                      "buffer_assignment_path", "pre_partition_path", "undecoded"]
 
 
 def test_no_source_file_is_much_over_600_lines():

@@ -116,7 +116,9 @@ def test_same_program_same_semantic_causes_on_cpu_gpu_tpu(hloscope_bin):
 
 def test_tpu_moves_a_non_donated_argument_and_says_not_donated(hloscope_bin):
     # CPU copies buf with `copy`; TPU moves it into memory space 1 with copy-start and runs the
-    # loop's updates there. Both: "not donated — donate it".
+    # loop's updates there. Both: "not donated". CPU: "donate it". TPU: no donate hint, since
+    # memory-space assignment may keep such a move when the argument is donated (it does for a
+    # KV cache, an MoE layer and a train step: tests/python/test_donate_hints_per_backend.py).
     cpu = check(hloscope_bin, CPU, "loop_dus_not_donated")
     tpu = check(hloscope_bin, "jax-tpu-v5e", "loop_dus_not_donated")
     (cpu_copy,) = [c for c in cpu["copies"] if not c["minor"]]
@@ -124,14 +126,16 @@ def test_tpu_moves_a_non_donated_argument_and_says_not_donated(hloscope_bin):
     moved = copy(tpu, "copy-start.1")
     assert moved["class"] == "memory-space-move"
     assert moved["cause"] == "non-donated-parameter"
-    assert moved["hint"] == cpu_copy["hint"] == "donate argument 0: jax.jit(f, donate_argnums=0)"
+    assert cpu_copy["hint"] == "donate argument 0: jax.jit(f, donate_argnums=0)"
+    assert moved["hint"] is None
     assert moved["cause_detail"].endswith(
-        "; XLA makes this copy by moving the buffer from memory space 0 to 1 (a prefetch)")
+        "(donating it may not remove the copy: XLA:TPU's memory-space assignment can prefetch the array all "
+        "the same); XLA makes this copy by moving the buffer from memory space 0 to 1 (a prefetch)")
     # The result moves back for the caller: an eviction, which no argument causes.
     back = copy(tpu, "copy-start")
     assert back["cause"] == "memory-space-move"
     assert "from memory space 1 to 0 (an eviction back to device memory)" in back["cause_detail"]
-    # With the argument donated, TPU copies nothing.
+    # With the argument donated, this program's TPU compile copies nothing (others keep the move).
     donated = check(hloscope_bin, "jax-tpu-v5e", "loop_dus_donated")
     assert [c for c in donated["copies"] if not c["minor"]] == []
 

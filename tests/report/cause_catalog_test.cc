@@ -47,7 +47,8 @@ CausePayload PayloadOf(CauseFamily family) {
 // it knows (flags are set only when they hold, so they are listed here).
 std::set<std::string> KnownFlags() {
   return {"in_loop",   "copy_in_loop",      "array",  "read",      "buffer_donor", "one_reader",
-          "unordered", "several_unordered", "merged", "passed_on", "has_readers",  "scalar_carry"};
+          "unordered", "several_unordered", "merged", "passed_on", "has_readers",  "scalar_carry",
+          "no_output", "space_move"};
 }
 
 TEST(CauseCatalogTest, EveryRuleGivesAKnownCauseAndHasANameOfItsOwn) {

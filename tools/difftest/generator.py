@@ -379,3 +379,82 @@ def generate(seed: int, index: int, name: Optional[str] = None) -> dict:
             "ix": g.ix, "body": body, "returns": rets}
     infer_types(spec)  # consistency check
     return spec
+
+
+# ----------------------------------------------------------------------------- sharding
+
+# Mesh shapes per device count (the target's devices: 8 forced CPU host devices, a TPU slice's chips).
+MESHES = {
+    8: [((8,), 3), ((2, 4), 3), ((4, 2), 2), ((2, 2, 2), 2), ((4,), 0.5), ((2,), 0.5)],
+    4: [((4,), 3), ((2, 2), 3), ((2,), 1)],
+    2: [((2,), 1)],
+}
+AXIS_NAMES = ("x", "y", "z")
+
+
+def _raw_pspec(rng: random.Random, rank: int, axes) -> list:
+    """A partition spec before it meets a shape: per dimension None, an axis or two axes.
+    spec.effective_pspec drops what does not divide the dimension when rendering, so the
+    minimizer's shape edits keep every spec valid."""
+    out = []
+    for _ in range(rank):
+        x = rng.random()
+        if x < 0.45:
+            out.append(None)
+        elif x < 0.9 or len(axes) < 2:
+            out.append(rng.choice(axes))
+        else:
+            out.append(rng.sample(list(axes), 2))
+    return out
+
+
+def shard(spec: dict, devices: int) -> dict:
+    """The same program, run sharded: a random mesh over `devices`, a random partition spec per
+    argument (replicated sometimes), `with_sharding_constraint`s before some updates and reads,
+    and sometimes explicit output shardings.  Drawn from a separate random stream, so the
+    single-device program of (seed, index) stays what it was."""
+    rng = random.Random(f"hloscope-difftest-mesh:{spec['seed']}:{spec['index']}:{devices}")
+    shape = _wchoice(rng, MESHES[devices])
+    axes = list(AXIS_NAMES[:len(shape)])
+    spec = dict(spec)
+    spec["mesh"] = {"shape": list(shape), "axes": axes}
+    args = []
+    for a in spec["args"]:
+        a = dict(a)
+        if a.get("role") == "ix" or rng.random() < 0.2:
+            a["pspec"] = []
+        else:
+            a["pspec"] = _raw_pspec(rng, len(a["shape"]), axes)
+        args.append(a)
+    spec["args"] = args
+    types = infer_types(spec)
+    next_id = [max(types) + 1]
+
+    def constrain(block: List[dict], in_vmap: bool) -> List[dict]:
+        out = []
+        for s in block:
+            s = dict(s)
+            for key in ("branches",):
+                if key in s:
+                    s[key] = [dict(b, body=constrain(b["body"], in_vmap)) for b in s[key]]
+            if "body" in s and s["op"] != "cond":
+                s["body"] = constrain(s["body"], in_vmap or s["op"] == "vmap")
+            field = {"update": "base", "dus": "base", "ew": "base", "read": "src"}.get(s["op"])
+            # Not under vmap: a constraint there is on the unbatched rank, which JAX accepts only
+            # with spmd_axis_name; the programs keep to what users write.
+            if field and not in_vmap and rng.random() < 0.3 and types[s[field]][0]:
+                v = next_id[0]
+                next_id[0] += 1
+                out.append({"op": "ew", "f": "wsc", "out": [v], "base": s[field],
+                            "pspec": _raw_pspec(rng, len(types[s[field]][0]), axes)})
+                s[field] = v
+            out.append(s)
+        return out
+
+    spec["body"] = constrain(spec["body"], False)
+    if rng.random() < 0.4:
+        types = infer_types(spec)
+        spec["out_pspecs"] = [_raw_pspec(rng, len(types[r][0]), axes) if rng.random() < 0.7 else []
+                              for r in spec["returns"]]
+    infer_types(spec)
+    return spec

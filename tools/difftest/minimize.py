@@ -4,7 +4,8 @@ Passes, largest cuts first: drop whole statements (outermost first, users that c
 redirected go with them), replace a loop or cond by one run of its body / one branch, make
 loop/branch/vmap bodies pass-throughs, drop carries, drop returned
 values, drop nested statements, turn dynamic and array indices into constants, lower trip counts,
-halve the shapes, undonate arguments, drop unused arguments.  Each accepted edit restarts nothing:
+halve the shapes, undonate arguments, replicate arguments and drop output shardings (sharded
+programs), drop unused arguments.  Each accepted edit restarts nothing:
 the pass continues at the same position; passes repeat until one changes nothing or the time
 (budget_s) or the number of tries (max_tries) runs out.
 """
@@ -33,6 +34,8 @@ def _edits(sp: dict):
          lambda s, k: S.set_trip(s, k, 2)),
         ("shrink shapes", lambda s: 1, lambda s, k: S.shrink_shapes(s)),
         ("undonate", lambda s: len(s["args"]), S.undonate),
+        ("replicate argument", lambda s: len(s["args"]), S.unshard),
+        ("drop output shardings", lambda s: 1, lambda s, k: S.drop_out_pspecs(s)),
         ("drop unused args", lambda s: 1, lambda s, k: S.drop_unused_args(s)),
     ]
 

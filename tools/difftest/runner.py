@@ -39,6 +39,31 @@ from hloscope_bin import find_hloscope_bin  # noqa: E402
 # What programs are compiled for (--target): "cpu", or a GPU/TPU target of
 # python/hloscope/_targets.py compiled without the hardware. One per run.
 TARGET = "cpu"
+# --mesh: every program runs sharded over this many devices (generator.shard): 8 forced CPU host
+# devices, or a TPU slice's chips (--target tpu-v5e:2x2). 0: single-device programs.
+MESH_DEVICES = 0
+
+
+def mesh_devices(target: str) -> int:
+    """The device count --mesh shards over on `target`."""
+    if target == "cpu":
+        return 8
+    base, _, dims = target.partition(":")
+    if base.startswith("tpu") and dims and all(p.isdigit() for p in dims.split("x")):
+        n = 1
+        for p in dims.split("x"):
+            n *= int(p)
+        if n in generator.MESHES:
+            return n
+    raise SystemExit(f"difftest: --mesh needs --target cpu (8 host devices) or a TPU slice of "
+                     f"{' or '.join(map(str, sorted(generator.MESHES)))} chips (e.g. tpu-v5e:2x2), "
+                     f"not {target!r}")
+
+
+def program(seed: int, index: int) -> dict:
+    """Program `index` of `seed` as this run compiles it (sharded under --mesh)."""
+    sp = generator.generate(seed, index)
+    return generator.shard(sp, MESH_DEVICES) if MESH_DEVICES else sp
 
 # Bound here, so that --compare (use_compare_module) does not need to define it.
 IN_PLACE_CLAIMS = compare_with_oracle.IN_PLACE_CLAIMS
@@ -50,6 +75,7 @@ CATEGORIES = [
     ("verdicts", re.compile(r"^(update missed|update .*XLA shares|(out-of-place|not-materialized) fusion not reported|non-in-place fusion update not reported)")),
     ("confirmed", re.compile(r"^verdict not confirmed")),
     ("trips", re.compile(r"^(trip count differs|loop missed)")),
+    ("collectives", re.compile(r"^collective ")),
     ("crash", re.compile(r"^(hloscope failed|oracle failed)")),
 ]
 
@@ -119,6 +145,9 @@ def signature(problem: str, ours: Optional[dict] = None, oracle: Optional[dict] 
         if m:
             return f"{cat}: trip count {'unknown' if m.group(1) == 'None' else 'differs'}"
         return f"{cat}: loop missed"
+    if cat == "collectives":
+        m = re.match(r"^(collective [a-z_ ]+?): ([a-z\-]+)", p)
+        return f"{cat}: {m.group(1)} {m.group(2)}" if m else f"{cat}: {re.sub(r'[0-9]+', 'N', p)[:80]}"
     if cat == "crash":
         return f"{cat}: {re.sub(r'[0-9]+', 'N', p)[:80]}"
     return f"other: {re.sub(r'[0-9]+', 'N', p)[:80]}"
@@ -146,6 +175,9 @@ class Compiler:
     def _start(self):
         env = dict(os.environ, JAX_PLATFORMS="cpu", PYTHONPATH=TOOLS)
         env.pop("XLA_FLAGS", None)
+        env.pop("HLOSCOPE_DIFFTEST_DEVICES", None)
+        if MESH_DEVICES and TARGET == "cpu":
+            env["HLOSCOPE_DIFFTEST_DEVICES"] = str(MESH_DEVICES)
         self.err = tempfile.TemporaryFile(mode="w+")
         self.proc = subprocess.Popen([sys.executable, "-m", "difftest.worker"], cwd=TOOLS, env=env,
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.err,
@@ -183,6 +215,8 @@ class Compiler:
         req = {"src": src, "out": out_dir}
         if TARGET != "cpu":
             req["target"] = TARGET
+        if MESH_DEVICES:
+            req["sharded"] = True
         r = self._ask(req)
         if "error" in r:
             raise CompileError(r["error"])
@@ -268,6 +302,8 @@ def compare_dir(binary: str, d: str) -> dict:
         "causes": dict(Counter(c["cause"] for c in ours["copies"])),
         "loops": len(oracle["whiles"]),
         "known_trips": sum(1 for w in oracle["whiles"] if w["known_trip_count"] is not None),
+        "collectives": r.get("collectives", 0),
+        "collective_causes": dict(Counter(c["cause"] or "unexplained" for c in ours.get("collectives", []))),
         "false_in_place": r["false_in_place"],
     }
     return rec
@@ -278,6 +314,8 @@ def run_spec(binary: str, sp: dict, keep: Optional[str] = None) -> dict:
     rec: dict = {"name": sp["name"], "seed": sp.get("seed"), "index": sp.get("index")}
     if TARGET != "cpu":
         rec["target"] = TARGET
+    if sp.get("mesh"):
+        rec["mesh"] = sp["mesh"]["shape"]
     try:
         src = specmod.render(sp)
     except specmod.SpecError as e:
@@ -309,7 +347,7 @@ def run_spec(binary: str, sp: dict, keep: Optional[str] = None) -> dict:
 
 def run_index(binary: str, seed: int, index: int, keep: Optional[str] = None) -> dict:
     try:
-        sp = generator.generate(seed, index)
+        sp = program(seed, index)
     except specmod.SpecError as e:
         return {"name": f"p{seed}_{index}", "seed": seed, "index": index,
                 "invalid": f"generator: {e}", "problems": []}
@@ -374,7 +412,8 @@ def save_reproducer(binary: str, sp: dict, sig: str, original: List[str], save_d
         "jax_version": versions["jax"],
         "jaxlib_version": versions["jaxlib"],
         "backend": "cpu",
-        "original_program": f"python3 tools/difftest.py --print-source --seed {sp['seed']} --start {sp['index']}",
+        "original_program": (f"python3 tools/difftest.py --print-source --seed {sp['seed']} --start {sp['index']}"
+                             + (" --mesh" if sp.get("mesh") else "")),
         "minimize": {"statements_before": before, "statements_after": specmod.count_stmts(small),
                      "tries": tries, "seconds": round(time.time() - t0, 1)},
         "files": ["buffer-assignment.txt", "meta.json", "module.hlo.txt", "program.py"],
@@ -434,7 +473,7 @@ def run(binary: str, seed: int, n: int, start: int = 0, jobs: int = 1, results: 
                         continue
                     known[sig] += 1
                     try:
-                        save_reproducer(binary, generator.generate(seed, rec["index"]), sig,
+                        save_reproducer(binary, program(seed, rec["index"]), sig,
                                         rec["problems"], save_dir, minimize_s, log)
                     except Exception as e:  # keep the run going
                         log(f"  could not save a reproducer for {rec['name']}: {type(e).__name__}: {e}")
@@ -494,17 +533,26 @@ def main(argv=None) -> int:
     ap.add_argument("--json", help="write the summary as JSON here")
     ap.add_argument("--print-source", action="store_true", help="print program --start and exit")
     ap.add_argument("--compare", metavar="PY", help="use this compare_with_oracle.py instead of tools/'s")
+    ap.add_argument("--mesh", action="store_true",
+                    help="run every program sharded: a random mesh over 8 CPU host devices (or the "
+                         "TPU slice of --target, e.g. tpu-v5e:2x2), random partition specs, "
+                         "sharding constraints and output shardings")
     ap.add_argument("--target", default="cpu",
                     help="compile for cpu (default), gpu-h100, gpu-a100, tpu-v5e, tpu-v4, tpu-v6e "
                          "(without the hardware: needs `tools/install-deps.sh --backends`)")
     a = ap.parse_args(argv)
-    global TARGET
+    global TARGET, MESH_DEVICES
     TARGET = a.target
+    MESH_DEVICES = mesh_devices(TARGET) if a.mesh else 0
+    if TARGET != "cpu" and not a.no_save and not a.print_source and not a.summarize:
+        # a reproducer is rebuilt standalone on this machine's CPU: not the target's program
+        print("difftest: not saving reproducers for a GPU/TPU target (use --keep DIR)", file=sys.stderr)
+        a.no_save = True
 
     if a.compare:
         use_compare_module(a.compare)
     if a.print_source:
-        print(specmod.render(generator.generate(a.seed, a.start)))
+        print(specmod.render(program(a.seed, a.start)))
         return 0
     if a.summarize:
         recs = []
@@ -537,7 +585,8 @@ def main(argv=None) -> int:
         compiler().close()
         s["command"] = (f"python3 tools/difftest.py --n {a.n} --seed {a.seed}"
                         + (f" --start {a.start}" if a.start else "")
-                        + (f" --target {TARGET}" if TARGET != "cpu" else ""))
+                        + (f" --target {TARGET}" if TARGET != "cpu" else "")
+                        + (" --mesh" if MESH_DEVICES else ""))
         s["seconds"] = round(time.time() - t0, 1)
     print(format_summary(s, a.markdown))
     if a.json:

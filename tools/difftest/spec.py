@@ -36,7 +36,7 @@ edits (drop a statement, drop a carry, halve the shapes, ...) only have to keep 
 
 from __future__ import annotations
 
-from typing import Dict, List, Tuple
+from typing import Dict, List, Optional, Tuple
 
 DTYPES = {"f32": "jnp.float32", "bf16": "jnp.bfloat16", "s32": "jnp.int32", "s8": "jnp.int8",
           "bool": "jnp.bool_"}
@@ -92,6 +92,31 @@ def index_result_shape(shape: Tuple[int, ...], idx: List[dict]) -> Tuple[int, ..
             arr_done = True
             out.append(len(arr_values(e, d)))
     return tuple(out) + tuple(shape[len(idx):])
+
+
+def effective_pspec(raw: Optional[list], shape, mesh: dict) -> tuple:
+    """The partition spec a raw one (generator.shard) becomes on `shape`: an axis whose size does
+    not divide its dimension, or that an earlier dimension already uses, is dropped (None)."""
+    sizes = dict(zip(mesh["axes"], mesh["shape"]))
+    used: set = set()
+    out = []
+    for d, e in zip(shape, raw or []):
+        names = [] if e is None else ([e] if isinstance(e, str) else list(e))
+        n = 1
+        for a in names:
+            n *= sizes.get(a, 0) or 1 << 30
+        if not names or used & set(names) or d % n:
+            out.append(None)
+            continue
+        used |= set(names)
+        out.append(names[0] if len(names) == 1 else tuple(names))
+    while out and out[-1] is None:
+        out.pop()
+    return tuple(out)
+
+
+def pspec_source(p: tuple) -> str:
+    return "P(" + ", ".join(repr(e) for e in p) + ")"
 
 
 def stmt_blocks(s: dict) -> List[dict]:
@@ -305,7 +330,13 @@ class _Renderer:
         ax = s.get("axis", 0) % max(len(sh), 1)
         if f in ("roll", "flip", "concat", "where_iota") and not sh:
             f = "scale"
-        if f == "scale":
+        if f == "wsc":  # a sharding constraint (generator.shard); a no-op without a mesh
+            if "mesh" not in self.spec:
+                e = b
+            else:
+                p = effective_pspec(s.get("pspec"), sh, self.spec["mesh"])
+                e = f"jax.lax.with_sharding_constraint({b}, NamedSharding(MESH, {pspec_source(p)}))"
+        elif f == "scale":
             e = f"~{b}" if dt == "bool" else f"{b} * 2"
         elif f == "add":
             e = f"{b} ^ {o}.astype(jnp.bool_)" if dt == "bool" else f"{b} + {o}.astype({DT})"
@@ -406,7 +437,7 @@ import sys
 import tempfile
 
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
-
+{flags}
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -415,6 +446,25 @@ from jax import lax
 NAME = {name!r}
 DONATE = {donate!r}
 ARGS = {args!r}  # (shape, dtype) per argument; "ix" is the int32 index argument
+'''
+
+# Before `import jax`: a sharded program runs on 8 CPU host devices.
+FORCE_DEVICES = '''if "--xla_force_host_platform_device_count" not in os.environ.get("XLA_FLAGS", ""):
+    os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") +
+                               " --xla_force_host_platform_device_count=8").strip()
+'''
+
+MESH_HEADER = '''from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
+
+MESH_SHAPE = {shape!r}
+MESH_AXES = {axes!r}
+IN_SPECS = {in_specs!r}  # per argument: the PartitionSpec's entries
+OUT_SPECS = {out_specs!r}  # per returned value, or None: XLA chooses
+MESH = None  # set by dump(): the mesh's devices depend on the target
+
+
+def _mesh(devices):
+    return Mesh(np.array(list(devices)[:{devices}], dtype=object).reshape(MESH_SHAPE), MESH_AXES)
 '''
 
 FOOTER = '''
@@ -430,21 +480,38 @@ def make_args():
     return tuple(out)
 
 
-def dump(out_dir, device=None):
+def dump(out_dir, device=None, devices=None):
     """Compile with XLA dumps; copy the optimized HLO and the buffer assignment to out_dir.
 
     On this machine's CPU, or for `device` (a GPU/TPU device from a compile-only topology,
-    as tools/difftest --target makes): the arguments become ShapeDtypeStructs on it."""
+    as tools/difftest --target makes): the arguments become ShapeDtypeStructs on it.  A sharded
+    program (MESH_SHAPE) builds its mesh on `devices` (a TPU slice's), else on jax.devices()."""
+    global MESH
     os.makedirs(out_dir, exist_ok=True)
     args = make_args()
-    if device is not None:
+    jit_kw = {{}}
+    if "MESH_SHAPE" in globals():
+        MESH = _mesh(devices or jax.devices())
+        args = tuple(jax.ShapeDtypeStruct(a.shape, a.dtype, sharding=NamedSharding(MESH, P(*s)))
+                     for a, s in zip(args, IN_SPECS))
+        if OUT_SPECS is not None:
+            outs = tuple(NamedSharding(MESH, P(*s)) for s in OUT_SPECS)
+            jit_kw["out_shardings"] = outs
+    elif device is not None:
         sharding = jax.sharding.SingleDeviceSharding(device)
         args = tuple(jax.ShapeDtypeStruct(a.shape, a.dtype, sharding=sharding) for a in args)
     with tempfile.TemporaryDirectory(prefix="difftest-") as tmp:
-        jax.jit({name}, donate_argnums=DONATE).lower(*args).compile(
-            compiler_options={{"xla_dump_to": tmp}})
-        for suffix, dest in ((".txt", "module.hlo.txt"),
-                             ("-buffer-assignment.txt", "buffer-assignment.txt")):
+        options = {{"xla_dump_to": tmp}}
+        wanted = [(".txt", "module.hlo.txt"), ("-buffer-assignment.txt", "buffer-assignment.txt")]
+        if MESH is not None:
+            # the module as the SPMD partitioner received it: why each re-shard
+            options["xla_dump_hlo_pass_re"] = "spmd-partitioning"
+        jax.jit({name}, donate_argnums=DONATE, **jit_kw).lower(*args).compile(compiler_options=options)
+        if MESH is not None:
+            hits = sorted(glob.glob(os.path.join(tmp, f"module_*.jit_{{NAME}}.*before_*spmd-partitioning.txt")))
+            if hits:
+                shutil.copyfile(hits[0], os.path.join(out_dir, "before-partitioning.hlo.txt"))
+        for suffix, dest in wanted:
             # cpu_after_optimizations, sm_9.0a_gpu_after_optimizations, TPU's cl_<build>.after_optimizations
             hits = glob.glob(os.path.join(tmp, f"module_*.jit_{{NAME}}.*after_optimizations{{suffix}}"))
             if len(hits) != 1:
@@ -468,9 +535,30 @@ def render(spec: dict, file: str = "program.py") -> str:
     donate = tuple(k for k, a in enumerate(spec["args"]) if a.get("donate"))
     args = [(tuple(a["shape"]), "ix" if a.get("role") == "ix" else NP_NAMES[a["dtype"]])
             for a in spec["args"]]
+    mesh = spec.get("mesh")
     head = HEADER.format(name=name, seed=spec.get("seed"), index=spec.get("index"), file=file,
-                         donate=donate, args=args)
+                         donate=donate, args=args, flags=FORCE_DEVICES if mesh else "")
+    if mesh:
+        types = r.types
+        in_specs = [effective_pspec(a.get("pspec"), a["shape"], mesh) for a in spec["args"]]
+        outs = spec.get("out_pspecs")
+        if outs is not None and len(outs) != len(spec["returns"]):
+            raise SpecError("one output sharding per returned value")
+        out_specs = None if outs is None else [effective_pspec(o, types[i][0], mesh)
+                                               for o, i in zip(outs, spec["returns"])]
+        head += MESH_HEADER.format(shape=tuple(mesh["shape"]), axes=tuple(mesh["axes"]),
+                                   devices=_prod(mesh["shape"]), in_specs=in_specs,
+                                   out_specs=out_specs)
+    else:
+        head += "MESH = None\n"
     return head + "\n\n" + "\n".join(r.lines) + "\n" + FOOTER.format(name=name)
+
+
+def _prod(xs) -> int:
+    n = 1
+    for x in xs:
+        n *= x
+    return n
 
 
 # The minimizer's edits live in spec_edits.py (imported last: they use the
@@ -486,6 +574,8 @@ from .spec_edits import (  # noqa: E402,F401
     drop_carry,
     clear_body,
     drop_return,
+    unshard,
+    drop_out_pspecs,
     undonate,
     drop_unused_args,
     set_trip,

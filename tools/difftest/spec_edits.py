@@ -270,6 +270,26 @@ def drop_return(spec: dict, j: int) -> Optional[dict]:
         return None
     spec = copy.deepcopy(spec)
     spec["returns"].pop(j)
+    if spec.get("out_pspecs") is not None:
+        spec["out_pspecs"].pop(j)
+    return spec
+
+
+def unshard(spec: dict, j: int) -> Optional[dict]:
+    """Argument j replicated (a sharded program's edit)."""
+    if j >= len(spec["args"]) or not spec["args"][j].get("pspec"):
+        return None
+    spec = copy.deepcopy(spec)
+    spec["args"][j]["pspec"] = []
+    return spec
+
+
+def drop_out_pspecs(spec: dict) -> Optional[dict]:
+    """No output shardings: XLA chooses them."""
+    if spec.get("out_pspecs") is None:
+        return None
+    spec = copy.deepcopy(spec)
+    del spec["out_pspecs"]
     return spec
 
 

@@ -14,6 +14,7 @@ def summarize(records: List[dict]) -> dict:
     sigs = Counter()
     verdicts = Counter()
     causes = Counter()
+    ccauses = Counter()
     for r in valid:
         for k, v in r.get("n", {}).items():
             if isinstance(v, int) and k != "false_in_place":
@@ -25,6 +26,7 @@ def summarize(records: List[dict]) -> dict:
                                      sum(1 for p in r["problems"] if category(p) == "false_in_place"))
         verdicts.update(r.get("n", {}).get("verdicts", {}))
         causes.update(r.get("n", {}).get("causes", {}))
+        ccauses.update(r.get("n", {}).get("collective_causes", {}))
         for p in r["problems"]:
             bad[category(p)] += 1
             if p.startswith("copy missed"):
@@ -42,6 +44,7 @@ def summarize(records: List[dict]) -> dict:
         "false in-place claims": (tot["in_place_claims"], tot["false_in_place"]),
         "confirmed verdicts": (tot["hl_updates"], bad["confirmed"]),
         "trip counts": (tot["known_trips"], bad["trips"]),
+        "collectives (bytes x executions)": (tot["collectives"], bad["collectives"]),
     }
     return {
         "programs": len(records),
@@ -52,9 +55,11 @@ def summarize(records: List[dict]) -> dict:
         "crashes": bad["crash"],
         "claims": {k: {"compared": n, "disagree": d} for k, (n, d) in claims.items()},
         "totals": {k: tot[k] for k in ("copies", "copy_bytes", "updates", "shared", "not_shared",
-                                       "oop_fusions", "hl_updates", "loops", "known_trips")},
+                                       "oop_fusions", "hl_updates", "loops", "known_trips",
+                                       "collectives")},
         "verdicts": dict(verdicts),
         "causes": dict(causes),
+        "collective_causes": dict(ccauses),
         "signatures": dict(sigs.most_common()),
     }
 
@@ -85,6 +90,8 @@ def format_summary(s: dict, markdown: bool = False) -> str:
                      f"fusions, {t['loops']} loops ({t['known_trips']} known trip counts)")
         lines.append(f"  hloscope verdicts: {s['verdicts']}")
         lines.append(f"  hloscope copy causes: {s['causes']}")
+        if s.get("collective_causes"):
+            lines.append(f"  hloscope collective causes: {s['collective_causes']}")
         if s["invalid_reasons"]:
             lines.append(f"  invalid: {s['invalid_reasons']}")
         for sig, c in s["signatures"].items():

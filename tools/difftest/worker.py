@@ -6,6 +6,9 @@ a fresh worker.
     {"src": SOURCE, "out": DIR}  -> {"ok": true} | {"error": "Type: message"}   (runs SOURCE's dump(DIR))
     {"src": ..., "out": ..., "target": "tpu-v5e"}  the same, compiled for that target without the
                                  hardware (python/hloscope/_targets.py; needs the compile-only packages)
+    {"src": ..., "out": ..., "sharded": true}  a program with a mesh (difftest --mesh): built on the
+                                 target's devices (a TPU slice's chips; on CPU the 8 host devices
+                                 this worker forces when HLOSCOPE_DIFFTEST_DEVICES is set)
     {"version": true}            -> {"jax": "...", "jaxlib": "..."}
 """
 import json
@@ -18,6 +21,9 @@ def main() -> int:
     os.dup2(2, 1)  # anything JAX prints goes to stderr, never into the protocol
     os.environ["JAX_PLATFORMS"] = "cpu"
     os.environ.pop("XLA_FLAGS", None)
+    if os.environ.get("HLOSCOPE_DIFFTEST_DEVICES"):
+        os.environ["XLA_FLAGS"] = ("--xla_force_host_platform_device_count="
+                                   + os.environ["HLOSCOPE_DIFFTEST_DEVICES"])
     import warnings
     warnings.filterwarnings("ignore")
     import jax
@@ -44,7 +50,10 @@ def main() -> int:
                 else:
                     if targets is None:
                         import hloscope_targets as targets  # tools/ is on PYTHONPATH
-                    ns["dump"](req["out"], targets.device_for(target))
+                    if req.get("sharded"):
+                        ns["dump"](req["out"], devices=targets.devices_for(target))
+                    else:
+                        ns["dump"](req["out"], targets.device_for(target))
                 resp = {"ok": True}
             except Exception as e:  # JAX rejected the program
                 msg = str(e).strip().splitlines()[0] if str(e).strip() else ""

@@ -31,6 +31,10 @@ struct CheckOptions {
   // its path for the reports.
   const ThunkMetadata* thunk_metadata = nullptr;
   std::string thunk_metadata_path;
+  // The module as XLA's SPMD partitioner received it (every instruction's
+  // sharding; analysis/reshard_origin.h), or nullptr; its path.
+  const HloModule* pre_partition = nullptr;
+  std::string pre_partition_path;
   SourceOptions source;
 };
 

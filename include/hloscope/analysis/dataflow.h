@@ -4,7 +4,8 @@
 // An HloValue is defined at one position (instruction, shape index). Some
 // instructions only forward values they receive: get-tuple-element, the
 // elements of a tuple, bitcast, call (its callee's root), the parameters of a
-// called computation, opt-barrier, domain, copy-done. DefiningPosition() walks
+// called computation, opt-barrier, domain, copy-done, the -done of an async
+// all-gather, all-reduce or collective-permute. DefiningPosition() walks
 // through those to the position that defines the value — the name XLA's
 // buffer-assignment dump lists it under (`while.3{1} (phi)`, `copy.7`).
 #ifndef HLOSCOPE_ANALYSIS_DATAFLOW_H_

@@ -109,6 +109,10 @@ struct ParameterFacts {
   InstructionAt writer;
   std::optional<ShapeIndex> output;
   std::vector<const HloInstruction*> unordered_readers;
+  // kNonDonatedParameter: an entry output has the argument's (per-device)
+  // dimensions and element type, so a donation could alias it (XLA reuses a
+  // donated buffer only for such an output; without one, donating is no fix).
+  bool aliasable_output = true;
 };
 
 // kShared: the value starts several carries (of one loop, or of several).
@@ -392,6 +396,29 @@ struct CollectiveCauseFacts {
   // The consumer is JAX's scatter (buf.at[i].set): the fix is a
   // dynamic_update_slice.
   bool from_scatter = false;
+  // What the module before SPMD partitioning says (analysis/reshard_origin.h):
+  // the instruction the partitioner inserted the collective for, its
+  // operand sharded otherwise, and both shardings. Instructions of that
+  // module, not of the checked one.
+  struct Origin {
+    InstructionAt consumer;
+    InstructionAt operand;
+    int64_t operand_number = 0;
+    std::string consumer_sharding;  // as written there: "{devices=[1,8]<=[8]}"
+    std::string operand_sharding;
+    std::vector<int64_t> consumer_shards;  // tiles per dimension (1: whole)
+    std::vector<int64_t> operand_shards;
+    std::optional<int64_t> operand_parameter;  // the entry argument it is, if one
+    bool consumer_is_constraint = false;       // with_sharding_constraint's custom-call
+    bool consumer_is_output = false;           // the entry's root: the output sharding
+    // Whether the caller fixed that sharding (jit's out_shardings /
+    // in_shardings) or let XLA choose it: the module's
+    // allow_spmd_sharding_propagation_to_output / _to_parameters; nullopt
+    // when it does not say.
+    std::optional<bool> output_sharding_given;
+    std::optional<bool> parameter_sharding_given;
+  };
+  std::optional<Origin> before_partitioning;
 };
 
 struct CollectiveFinding {
@@ -499,6 +526,10 @@ class ModuleCheck {
   bool buffer_assignment_applied = false;  // false: none, or not this module's (several modules)
   // Set when the dump given or found is another module's: why (not applied).
   std::optional<std::string> buffer_assignment_mismatch;
+  // The module before SPMD partitioning that re-shard reasons were read
+  // from (analysis/reshard_origin.h), or empty; applied: it names this module.
+  std::string pre_partition_path;
+  bool pre_partition_applied = false;
   std::vector<ParameterFinding> parameters;
   std::vector<CopyFinding> copies;  // by total bytes, largest first
   std::vector<UpdateFinding> updates;

@@ -25,6 +25,9 @@ struct InPlacePair {
   const HloInstruction* fused_update = nullptr;
   // Declared by output_to_operand_aliasing rather than discovered.
   bool annotated = false;
+  // Declared by TPU's aliasing_operands: a permission XLA:TPU's buffer
+  // assignment may decline (the checks then follow its dump).
+  bool permission = false;
 };
 
 std::vector<InPlacePair> GetInPlaceInputOutputPairs(const HloInstruction& instr);

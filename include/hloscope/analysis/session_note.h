@@ -17,6 +17,7 @@ struct SessionNote {
     kBufferAssignmentForeign,     // the dump describes another module (`detail`: why)
     kThunkMetadataNotApplied,     // one module's thunk dump, an input of `count` modules
     kUndecodedAttribute,          // an attribute hloscope could not decode (`detail`: the diagnostic)
+    kPrePartitionNotApplied,      // the module before partitioning was not read or not this one's (`detail`)
   };
   Kind kind = Kind::kBufferAssignmentNotApplied;
   std::string path;  // the dump or module concerned

@@ -40,6 +40,11 @@ struct SessionRequest {
   // `path` if there is one (FindThunkMetadataBeside) and `find_thunk_metadata`.
   std::string thunk_metadata_path;
   bool find_thunk_metadata = true;
+  // The module before SPMD partitioning (analysis/reshard_origin.h): a
+  // path, else the dump beside `path` (FindPrePartitionBeside) if
+  // `find_pre_partition`.
+  std::string pre_partition_path;
+  bool find_pre_partition = true;
   // Refuse HLO before optimization (parser/input_kind.h): what `check`,
   // `diff` and Python's analyze() need; off for the exploring commands
   // (print, stats) and for hand-written HLO in tests. --allow-unoptimized.
@@ -83,6 +88,7 @@ class Session {
   std::optional<BufferAssignment> ba_;
   std::string applied_path_;
   std::optional<ThunkMetadata> thunks_;
+  std::optional<HloModuleGroup> pre_partition_;  // the module before SPMD partitioning
   CheckOptions check_options_;
   std::vector<SessionNote> notes_;
   std::vector<std::unique_ptr<ModuleAnalysis>> analyses_;

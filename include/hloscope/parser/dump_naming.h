@@ -45,6 +45,23 @@ std::vector<std::string> BufferAssignmentPathsFor(const std::string& hlo_path);
 // Where XLA:GPU's thunk dump of `hlo_path` would be, in the order to try.
 std::vector<std::string> ThunkMetadataPathsFor(const std::string& hlo_path);
 
+// The module as XLA's SPMD partitioner received it, every instruction with
+// its sharding (analysis/reshard_origin.h): XLA writes it with
+// --xla_dump_hlo_pass_re=spmd-partitioning as
+// module_NNNN.NAME.NNNN.<pipeline>.after_<pass>.before_spmd-partitioning.txt
+// (TPU: module_NNNN.NAME.cl_<build>.NNNN.xla-partitioner.after_<pass>.
+// before_tpu-spmd-partitioning.txt); a fixture keeps it as
+// before-partitioning.hlo.txt beside module.hlo.txt.
+inline constexpr std::string_view kPrePartitionSuffix = ".before_spmd-partitioning.txt";
+inline constexpr std::string_view kTpuPrePartitionSuffix = ".before_tpu-spmd-partitioning.txt";
+inline constexpr std::string_view kFixturePrePartition = "before-partitioning.hlo.txt";
+// True if the file named `candidate` is that dump of the module whose HLO
+// file is named `hlo_file` (the same NNNN and NAME; file names, not paths).
+bool IsPrePartitionDumpOf(std::string_view candidate, std::string_view hlo_file);
+// The pre-partitioning dump beside `hlo_path`, if the folder has one (the
+// first by name when the partitioner ran more than once).
+std::optional<std::string> FindPrePartitionBeside(const std::string& hlo_path);
+
 // The name `hloscope run --no-buffer-assignment` gives a module's HLO that
 // the program itself writes: PID.NNNN.NAME.after_optimizations.txt (the
 // %-format for its Python bootstrap, and the name for given values).

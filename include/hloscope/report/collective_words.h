@@ -12,6 +12,10 @@
 namespace hloscope {
 
 std::string CollectiveCauseDetail(const CollectiveFinding& collective);
+// "before partitioning, add.0 (f.py:8) is split 1×8 and its operand b.0
+// (argument 1) is split 8×1": the re-shard the module before SPMD
+// partitioning shows (analysis/reshard_origin.h).
+std::string CollectiveOriginText(const CollectiveCauseFacts::Origin& origin);
 std::string CollectiveCauseHint(const CollectiveFinding& collective);
 WordArgs CollectiveWords(const CollectiveFinding& collective);
 // "4 devices (mesh axis 'x')", "2 groups of 4", "every device".
