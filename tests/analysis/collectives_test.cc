@@ -245,7 +245,6 @@ TEST(CollectivesTest, AModuleWithoutCollectivesHasNone) {
   EXPECT_EQ(c.loops[0].collective_bytes_per_iteration, std::nullopt);
 }
 
-
 // Reading x[1] of an f32[32] sharded over 8 devices (4 elements each), as
 // XLA's SPMD partitioner writes it: the device that owns element 1 keeps it,
 // the others contribute zero, and an all-reduce sums the pieces.
