@@ -100,8 +100,8 @@ def analyze(x: Any, buffer_assignment: Any = None, *, allow_unoptimized: bool = 
 
 
 def _text_report(text: str, name: str, ba_text: Optional[str] = None, ba_path: str = "",
-                 notes=(), require: bool = False) -> Report:
-    return _report(_C.Session.open_text(text, name, ba_text, ba_path, require), notes)
+                 notes=(), require: bool = False, pre_text: Optional[str] = None, pre_path: str = "") -> Report:
+    return _report(_C.Session.open_text(text, name, ba_text, ba_path, require, pre_text, pre_path), notes)
 
 
 def _load_ba(ba: Any) -> "tuple[str, str]":
@@ -198,7 +198,10 @@ def _find_dump(folder: str) -> "Optional[tuple[str, Optional[str]]]":
 # XLA still writes -buffer-assignment.txt (identical), but skips the
 # -buffer-assignment-values.txt and -live-range.txt files and their analysis,
 # which halves what the dump adds to compile time.
-_EXTRA_DUMP_OPTIONS = {"xla_dump_buffer_assignment_analysis": False}
+# The module before SPMD partitioning too (a sharded program's re-shards say which
+# shardings differed; docs/sharding.md): one more HLO file, only where XLA partitions.
+_EXTRA_DUMP_OPTIONS = {"xla_dump_buffer_assignment_analysis": False,
+                       "xla_dump_hlo_pass_re": "spmd-partitioning"}
 
 
 def _compile_with_dump(lowered: Any, folder: str) -> Any:
@@ -314,5 +317,8 @@ def _report_of_dump(tmp: str, compiled: Any, extra_notes=()) -> Report:
         notes.append("XLA wrote no buffer-assignment dump; verdicts are unconfirmed")
     else:
         ba_text = _read_text(ba_path)
+    pre_path = _C.find_pre_partition_beside(hlo_path)
+    pre_text = _read_text(pre_path) if pre_path else None
     return _text_report(hlo_text, os.path.basename(hlo_path), ba_text,
-                        os.path.basename(ba_path) if ba_path else "", notes)
+                        os.path.basename(ba_path) if ba_path else "", notes,
+                        pre_text=pre_text, pre_path=os.path.basename(pre_path) if pre_path else "")

@@ -107,11 +107,13 @@ class Session:
     """An opened HLO input and its analyses (app/session.h)."""
 
     @staticmethod
-    def open_text(hlo_text: str, path: str = '<input>', buffer_assignment_text: str | None = None, buffer_assignment_path: str = '', require_optimized: bool = False) -> Session:
+    def open_text(hlo_text: str, path: str = '<input>', buffer_assignment_text: str | None = None, buffer_assignment_path: str = '', require_optimized: bool = False, pre_partition_text: str | None = None, pre_partition_path: str = '') -> Session:
         """
-        Parse HLO text (and optionally XLA's buffer-assignment dump).
+        Parse HLO text (and optionally XLA's buffer-assignment dump, and the module before SPMD
+        partitioning: a --xla_dump_hlo_pass_re=spmd-partitioning dump).
 
-        `path` and `buffer_assignment_path` only name the inputs in diagnostics and reports.
+        `path`, `buffer_assignment_path` and `pre_partition_path` only name the inputs in
+        diagnostics and reports.
         Raises hloscope.ParseError on malformed input.
         """
 
@@ -185,6 +187,11 @@ def run_cli(args: Sequence[str]) -> tuple[int, str, str]:
 def is_optimized_dump_name(file_name: str) -> bool:
     """
     True if `file_name` is an optimized module's HLO as XLA's --xla_dump_to names it (parser/dump_naming.h).
+    """
+
+def find_pre_partition_beside(hlo_path: str) -> str | None:
+    """
+    The dump of the module before SPMD partitioning that belongs to an HLO dump (XLA's naming), or None.
     """
 
 def find_buffer_assignment_beside(hlo_path: str) -> str | None:

@@ -113,7 +113,8 @@ class PySession {
   }
 
   static PySession OpenText(std::string text, std::string path, std::optional<std::string> ba_text,
-                            std::string ba_path, bool require_optimized) {
+                            std::string ba_path, bool require_optimized, std::optional<std::string> pre_text,
+                            std::string pre_path) {
     hloscope::SessionRequest r;
     r.require_optimized = require_optimized;
     r.path = path;
@@ -121,6 +122,10 @@ class PySession {
     r.buffer_assignment_text = std::move(ba_text);
     r.buffer_assignment_path = std::move(ba_path);
     r.find_buffer_assignment = false;
+    r.pre_partition_text = std::move(pre_text);
+    r.pre_partition_path =
+        r.pre_partition_text && pre_path.empty() ? "<before-partitioning>" : std::move(pre_path);
+    r.find_pre_partition = false;
     return Open(std::move(r));
   }
 
@@ -371,9 +376,12 @@ NB_MODULE(_hloscope, m) {
   nb::class_<PySession>(m, "Session", "An opened HLO input and its analyses (app/session.h).")
       .def_static("open_text", &PySession::OpenText, "hlo_text"_a, "path"_a = "<input>",
                   "buffer_assignment_text"_a = nb::none(), "buffer_assignment_path"_a = "",
-                  "require_optimized"_a = false,
-                  "Parse HLO text (and optionally XLA's buffer-assignment dump).\n\n"
-                  "`path` and `buffer_assignment_path` only name the inputs in diagnostics and reports.\n"
+                  "require_optimized"_a = false, "pre_partition_text"_a = nb::none(),
+                  "pre_partition_path"_a = "",
+                  "Parse HLO text (and optionally XLA's buffer-assignment dump, and the module before SPMD\n"
+                  "partitioning: a --xla_dump_hlo_pass_re=spmd-partitioning dump).\n\n"
+                  "`path`, `buffer_assignment_path` and `pre_partition_path` only name the inputs in\n"
+                  "diagnostics and reports.\n"
                   "Raises hloscope.ParseError on malformed input.")
       .def_static("open_file", &PySession::OpenFile, "path"_a, "buffer_assignment_path"_a = nb::none(),
                   "find_buffer_assignment"_a = true, "require_optimized"_a = false,
@@ -451,6 +459,10 @@ NB_MODULE(_hloscope, m) {
       [](const std::string& file_name) { return hloscope::IsOptimizedDumpName(file_name); }, "file_name"_a,
       "True if `file_name` is an optimized module's HLO as XLA's --xla_dump_to names it "
       "(parser/dump_naming.h).");
+  m.def(
+      "find_pre_partition_beside",
+      [](const std::string& hlo_path) { return hloscope::FindPrePartitionBeside(hlo_path); }, "hlo_path"_a,
+      "The dump of the module before SPMD partitioning that belongs to an HLO dump (XLA's naming), or None.");
   m.def(
       "find_buffer_assignment_beside",
       [](const std::string& hlo_path) { return hloscope::FindBufferAssignmentBeside(hlo_path); },

@@ -77,7 +77,7 @@ Result<std::unique_ptr<Session>> Session::Open(SessionRequest request) {
   // The module before SPMD partitioning: which sharding asked for each
   // re-shard. Optional: a dump that does not read or fit only says so.
   std::string pre_path = request.pre_partition_path;
-  bool given = !pre_path.empty();
+  bool given = !pre_path.empty() || request.pre_partition_text;
   if (!given && request.find_pre_partition && !from_text && request.path != "-")
     if (std::optional<std::string> found = FindPrePartitionBeside(request.path)) pre_path = *found;
   if (!pre_path.empty()) {
@@ -87,7 +87,9 @@ Result<std::unique_ptr<Session>> Session::Open(SessionRequest request) {
     ParseOptions pre_parse;
     pre_parse.path = pre_path;
     pre_parse.input = request.input;
-    Result<HloModuleGroup> pre = ParseHloFile(pre_path, pre_parse);
+    Result<HloModuleGroup> pre = request.pre_partition_text
+                                     ? ParseHloText(std::move(*request.pre_partition_text), pre_parse)
+                                     : ParseHloFile(pre_path, pre_parse);
     if (!pre.ok()) {
       if (given) return pre.error();
       note(pre.error().message);

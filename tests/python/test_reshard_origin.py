@@ -117,3 +117,29 @@ def test_every_target_and_program_is_covered():
     assert {"cpu", "tpu-v5e-2x2"} <= targets
     for d in CASES:
         assert os.path.isdir(d + ".fixed"), d
+
+
+def test_inspect_asks_xla_for_the_module_before_partitioning():
+    """hloscope.inspect dumps it too: a sharded function compiled for a TPU slice says which
+    shardings its re-shard reconciles."""
+    hloscope = pytest.importorskip("hloscope")
+    jax = pytest.importorskip("jax")
+    from importlib import metadata
+    try:
+        metadata.version("libtpu")
+    except metadata.PackageNotFoundError:
+        pytest.skip("libtpu not installed (bash tools/install-deps.sh --backends)")
+    import numpy as np
+    from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
+
+    mesh = Mesh(np.array(hloscope.target_devices("tpu-v5e:2x2"), dtype=object), ("x",))
+    rows = NamedSharding(mesh, P("x"))
+    a = jax.ShapeDtypeStruct((64, 64), jax.numpy.float32, sharding=rows)
+    report = hloscope.inspect(jax.jit(lambda a, b: a.T + b), a, a)
+    m = report.modules[0]
+    assert m.pre_partition and m.pre_partition.endswith("spmd-partitioning.txt")
+    [c] = m.collectives
+    origin = c.cause_facts["before_partitioning"]
+    assert origin["operand_parameter"] == 1 and origin["operand_shards"] == [4, 1]
+    assert origin["consumer_shards"] == [1, 4]
+    assert "before partitioning" in c.cause_detail

@@ -41,9 +41,10 @@ struct SessionRequest {
   std::string thunk_metadata_path;
   bool find_thunk_metadata = true;
   // The module before SPMD partitioning (analysis/reshard_origin.h): a
-  // path, else the dump beside `path` (FindPrePartitionBeside) if
-  // `find_pre_partition`.
+  // path, or its text (then the path only names it), else the dump beside
+  // `path` (FindPrePartitionBeside) if `find_pre_partition`.
   std::string pre_partition_path;
+  std::optional<std::string> pre_partition_text;
   bool find_pre_partition = true;
   // Refuse HLO before optimization (parser/input_kind.h): what `check`,
   // `diff` and Python's analyze() need; off for the exploring commands
