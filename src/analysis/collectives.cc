@@ -132,13 +132,8 @@ const HloInstruction* PartialSumProducer(const HloInstruction* v) {
     if (!v) return nullptr;
     // A collective fused into a kernel (TPU) or wrapped in an async-start
     // (GPU) reads the caller's operands.
-    if (v->opcode() == HloOpcode::kParameter &&
-        (RoleOf(*v->parent()) == ComputationRole::kFused ||
-         RoleOf(*v->parent()) == ComputationRole::kAsync) &&
-        v->parent()->callers().size() == 1) {
-      const HloInstruction* caller = v->parent()->callers()[0];
-      if (v->parameter_number() >= caller->operand_count()) return nullptr;
-      v = caller->operand(v->parameter_number());
+    if (const HloInstruction* operand = CallerOperandOf(v); operand != v) {
+      v = operand;
       continue;
     }
     switch (v->opcode()) {
@@ -149,10 +144,7 @@ const HloInstruction* PartialSumProducer(const HloInstruction* v) {
       case HloOpcode::kFusion: {
         const HloComputation* fused = v->fused_computation();
         if (!fused) return nullptr;
-        for (const HloInstruction* i : fused->instructions())
-          if (i->opcode() == HloOpcode::kDot || i->opcode() == HloOpcode::kConvolution ||
-              i->opcode() == HloOpcode::kReduce)
-            return v;
+        if (HasContraction(*fused)) return v;
         if (v->operand_count() < 1) return nullptr;
         v = v->operand(0);
         continue;
@@ -350,10 +342,6 @@ bool CallsTarget(const HloComputation& comp, std::string_view target) {
   return false;
 }
 
-}  // namespace
-
-namespace {
-
 // The carries (tuple indices of the body's parameter) whose data reaches
 // `v` within the iteration: a bounded walk back over array operands (scalar
 // operands are indices and counters), through fusions, collectives and
@@ -388,10 +376,6 @@ std::set<int64_t> CarriesOf(const HloInstruction* v, const HloComputation* body)
   }
   return carries;
 }
-
-}  // namespace
-
-namespace {
 
 // Whether the value of `from` reaches element `carry` of the body's root
 // tuple (the carry's next value) within the iteration: a bounded walk over

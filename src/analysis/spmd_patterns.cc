@@ -23,16 +23,35 @@ const HloInstruction* Unwrap(const HloInstruction* i) {
   return i;
 }
 
+const HloInstruction* CallerOperandOf(const HloInstruction* v) {
+  if (v->opcode() != HloOpcode::kParameter ||
+      (RoleOf(*v->parent()) != ComputationRole::kFused && RoleOf(*v->parent()) != ComputationRole::kAsync) ||
+      v->parent()->callers().size() != 1)
+    return v;
+  const HloInstruction* caller = v->parent()->callers()[0];
+  return v->parameter_number() < caller->operand_count() ? caller->operand(v->parameter_number()) : nullptr;
+}
+
+bool HasContraction(const HloComputation& kernel) {
+  for (const HloInstruction* i : kernel.instructions())
+    if (i->opcode() == HloOpcode::kDot || i->opcode() == HloOpcode::kConvolution ||
+        i->opcode() == HloOpcode::kReduce)
+      return true;
+  return false;
+}
+
+bool Calls(const HloComputation& kernel, HloOpcode opcode) {
+  for (const HloInstruction* i : kernel.instructions())
+    if (i->opcode() == opcode) return true;
+  return false;
+}
+
 const HloInstruction* Producer(const HloInstruction* v) {
   for (int k = 0; k < 8 && v; ++k) {
     v = Unwrap(v);
-    if (v && v->opcode() == HloOpcode::kParameter &&
-        (RoleOf(*v->parent()) == ComputationRole::kFused ||
-         RoleOf(*v->parent()) == ComputationRole::kAsync) &&
-        v->parent()->callers().size() == 1) {
-      const HloInstruction* caller = v->parent()->callers()[0];
-      if (v->parameter_number() >= caller->operand_count()) return nullptr;
-      v = caller->operand(v->parameter_number());
+    if (!v) return nullptr;
+    if (const HloInstruction* operand = CallerOperandOf(v); operand != v) {
+      v = operand;
       continue;
     }
     // One output of a multi-output kernel.
@@ -86,13 +105,8 @@ const HloInstruction* DeviceMask(const HloInstruction* v) {
   bool select = v->opcode() == HloOpcode::kSelect;
   if (v->opcode() == HloOpcode::kFusion) {
     const HloComputation* fused = v->fused_computation();
-    if (!fused) return nullptr;
-    for (const HloInstruction* i : fused->instructions()) {
-      if (i->opcode() == HloOpcode::kDot || i->opcode() == HloOpcode::kConvolution ||
-          i->opcode() == HloOpcode::kReduce)
-        return nullptr;
-      select |= i->opcode() == HloOpcode::kSelect;
-    }
+    if (!fused || HasContraction(*fused)) return nullptr;
+    select = Calls(*fused, HloOpcode::kSelect);
   }
   if (!select) return nullptr;
   for (int64_t k = 0; k < v->operand_count(); ++k)
@@ -113,14 +127,8 @@ bool PlacedByDevice(const HloInstruction* v) {
     return false;
   }
   if (v->opcode() != HloOpcode::kFusion || !v->fused_computation()) return false;
-  bool dus = false;
-  for (const HloInstruction* i : v->fused_computation()->instructions()) {
-    if (i->opcode() == HloOpcode::kDot || i->opcode() == HloOpcode::kConvolution ||
-        i->opcode() == HloOpcode::kReduce)
-      return false;
-    dus |= i->opcode() == HloOpcode::kDynamicUpdateSlice;
-  }
-  if (!dus) return false;
+  const HloComputation& fused = *v->fused_computation();
+  if (HasContraction(fused) || !Calls(fused, HloOpcode::kDynamicUpdateSlice)) return false;
   for (int64_t k = 0; k < v->operand_count(); ++k)
     if (PerDevice(v->operand(k))) return true;
   return PerDevice(v);

@@ -13,6 +13,19 @@ namespace hloscope {
 // reshape).
 const HloInstruction* Unwrap(const HloInstruction* i);
 
+// A parameter of a fused or async-wrapped computation with one caller (a
+// collective fused into a kernel, or wrapped in an async-start, reads its
+// caller's operands): the caller's operand it stands for, nullptr when the
+// caller has none of that number; `v` itself when it is no such parameter.
+const HloInstruction* CallerOperandOf(const HloInstruction* v);
+
+// The kernel computes a dot, convolution or reduce (a contraction whose
+// partial results an all-reduce may sum).
+bool HasContraction(const HloComputation& kernel);
+
+// The kernel holds an instruction of `opcode`.
+bool Calls(const HloComputation& kernel, HloOpcode opcode);
+
 // `v`'s producer, through ops that pass values on and from a fused or
 // async-wrapped collective's parameter to its caller's operand.
 const HloInstruction* Producer(const HloInstruction* v);
