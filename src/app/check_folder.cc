@@ -50,6 +50,10 @@ int RunCheckFolderCommand(const std::string& folder, const SessionRequest& base,
       SessionRequest r = base;
       r.path = f.path;
       r.text.reset();
+      // The listing found its module before partitioning: no second scan
+      // of the folder per module.
+      if (base.find_pre_partition) r.pre_partition_path = f.pre_partition;
+      r.find_pre_partition = false;
       Result<std::unique_ptr<Session>> s = Session::Open(r);
       if (!s.ok()) {
         err << s.error().Format();

@@ -22,6 +22,10 @@ Result<DumpFolder> ListDumpFolder(const std::string& path) {
   DumpFolder folder;
   folder.path = path;
   std::map<std::pair<std::string, std::string>, DumpModule> by_id;
+  // The modules before SPMD partitioning, by the "module_NNNN.NAME." they
+  // start with (the first by name where the partitioner ran more than once):
+  // matched to their modules below, in this one listing of the folder.
+  std::map<std::string, std::string> pre_partition;
   std::error_code ec;
   for (fs::directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec)) {
     std::error_code fec;
@@ -30,6 +34,10 @@ Result<DumpFolder> ListDumpFolder(const std::string& path) {
     std::optional<DumpFileName> dump = ParseDumpFileName(file);
     if (!dump) {
       ++folder.other_files;
+      if (std::optional<std::string> stem = PrePartitionModuleStem(file)) {
+        std::string& best = pre_partition[*stem];
+        if (best.empty() || file < fs::path(best).filename().string()) best = it->path().string();
+      }
       continue;
     }
     DumpHloFile f;
@@ -47,6 +55,10 @@ Result<DumpFolder> ListDumpFolder(const std::string& path) {
   }
   if (ec) return CannotOpenFile(path, ec.message());
   for (auto& [key, m] : by_id) {
+    auto pre = pre_partition.find(ModuleStem({m.id, m.name, "", false}));
+    if (pre != pre_partition.end())
+      for (DumpHloFile& f : m.files)
+        if (f.optimized) f.pre_partition = pre->second;
     std::sort(m.files.begin(), m.files.end(), [](const DumpHloFile& a, const DumpHloFile& b) {
       return std::pair(a.optimized, a.file) < std::pair(b.optimized, b.file);
     });

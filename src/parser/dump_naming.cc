@@ -77,7 +77,7 @@ bool IsPrePartitionDumpOf(std::string_view candidate, std::string_view hlo_file)
   std::optional<DumpFileName> d = ParseDumpFileName(hlo_file);
   if (!d || !(candidate.ends_with(kPrePartitionSuffix) || candidate.ends_with(kTpuPrePartitionSuffix)))
     return false;
-  std::string stem = std::string(kPrefix) + d->id + "." + d->module + ".";
+  std::string stem = ModuleStem(*d);
   if (!candidate.starts_with(stem)) return false;
   std::string_view rest = candidate.substr(stem.size());
   // TPU's build tag (cl_NNN.), as in its stage name.
@@ -91,6 +91,20 @@ bool IsPrePartitionDumpOf(std::string_view candidate, std::string_view hlo_file)
   return dot != std::string_view::npos && dot > 0 &&
          std::all_of(rest.begin(), rest.begin() + static_cast<std::ptrdiff_t>(dot),
                      [](char c) { return c >= '0' && c <= '9'; });
+}
+
+std::string ModuleStem(const DumpFileName& module) {
+  return std::string(kPrefix) + module.id + "." + module.module + ".";
+}
+
+std::optional<std::string> PrePartitionModuleStem(std::string_view file) {
+  size_t id_end = file.find('.');
+  size_t name_end = id_end == std::string_view::npos ? id_end : file.find('.', id_end + 1);
+  if (name_end == std::string_view::npos) return std::nullopt;
+  std::string stem(file.substr(0, name_end + 1));
+  // Checked against an optimized dump name of the same module.
+  if (!IsPrePartitionDumpOf(file, stem + std::string(kOptimizedTxt))) return std::nullopt;
+  return stem;
 }
 
 std::optional<std::string> FindPrePartitionBeside(const std::string& hlo_path) {

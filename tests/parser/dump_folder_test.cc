@@ -101,6 +101,15 @@ TEST_F(DumpFolderTest, TheModuleBeforePartitioningIsFoundBesideItsOptimizedDump)
   EXPECT_EQ(fs::path(*found).filename(),
             "module_0004.jit_f.0000.spmd-partitioner.after_a.before_spmd-partitioning.txt");
   EXPECT_FALSE(FindPrePartitionBeside((dir_ / "module_0009.jit_g.cpu_after_optimizations.txt").string()));
+
+  // The folder's listing matches it to its module in the same pass (check DIR reads no folder twice).
+  Write("module_0009.jit_g.cpu_after_optimizations.txt");
+  Result<DumpFolder> listed = ListDumpFolder(dir_.string());
+  ASSERT_TRUE(listed.ok());
+  ASSERT_EQ(listed->modules.size(), 2u);
+  EXPECT_EQ(fs::path(listed->modules[0].files[0].pre_partition).filename(), fs::path(*found).filename());
+  EXPECT_EQ(listed->modules[1].files[0].pre_partition, "");
+  EXPECT_EQ(listed->other_files, 2);
 }
 
 TEST_F(DumpFolderTest, EmptyFolderHasNoModulesAndAMissingOneIsAnError) {

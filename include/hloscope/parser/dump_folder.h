@@ -23,6 +23,7 @@ struct DumpHloFile {
   int64_t bytes = 0;
   bool optimized = false;         // STAGE ends in after_optimizations
   std::string buffer_assignment;  // the -buffer-assignment.txt beside it, or empty
+  std::string pre_partition;      // its module before SPMD partitioning (dump_naming.h), or empty
 };
 
 struct DumpModule {

@@ -58,6 +58,11 @@ inline constexpr std::string_view kFixturePrePartition = "before-partitioning.hl
 // True if the file named `candidate` is that dump of the module whose HLO
 // file is named `hlo_file` (the same NNNN and NAME; file names, not paths).
 bool IsPrePartitionDumpOf(std::string_view candidate, std::string_view hlo_file);
+// "module_NNNN.NAME.": what every file XLA dumps for that module starts with.
+std::string ModuleStem(const DumpFileName& module);
+// The stem of the module whose pre-partitioning dump `file` is, or nullopt
+// when it is no such dump (what a folder listing files it under).
+std::optional<std::string> PrePartitionModuleStem(std::string_view file);
 // The pre-partitioning dump beside `hlo_path`, if the folder has one (the
 // first by name when the partitioner ran more than once).
 std::optional<std::string> FindPrePartitionBeside(const std::string& hlo_path);
