@@ -100,8 +100,10 @@ def analyze(x: Any, buffer_assignment: Any = None, *, allow_unoptimized: bool = 
 
 
 def _text_report(text: str, name: str, ba_text: Optional[str] = None, ba_path: str = "",
-                 notes=(), require: bool = False, pre_text: Optional[str] = None, pre_path: str = "") -> Report:
-    return _report(_C.Session.open_text(text, name, ba_text, ba_path, require, pre_text, pre_path), notes)
+                 notes=(), require: bool = False, pre_text: Optional[str] = None, pre_path: str = "",
+                 donation_requested: "Optional[list[bool]]" = None) -> Report:
+    return _report(_C.Session.open_text(text, name, ba_text, ba_path, require, pre_text, pre_path,
+                                        donation_requested), notes)
 
 
 def _load_ba(ba: Any) -> "tuple[str, str]":
@@ -227,78 +229,42 @@ def _compile_and_check(lowered: Any, notes=()) -> "tuple[Report, Any]":
     tmp = tempfile.mkdtemp(prefix="hloscope-")
     try:
         compiled = _compile_with_dump(lowered, tmp)
-        report = _report_of_dump(tmp, compiled, notes)
-        _donation_as_requested(lowered, report)
+        report = _report_of_dump(tmp, compiled, notes, _requested_donations(lowered))
+        _note_dropped_donations(report)
         return report, compiled
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _top_level(text: str) -> "list[str]":
-    """'(f32[2], (s32[], f32[3]))' -> ['f32[2]', '(s32[], f32[3])']; a non-tuple: [text]."""
-    text = text.strip()
-    if not text.startswith("("):
-        return [text] if text else []
-    parts, depth, cur = [], 0, ""
-    for ch in text[1:-1]:
-        if ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        if ch == "," and depth == 0:
-            parts.append(cur.strip())
-            cur = ""
-        else:
-            cur += ch
-    if cur.strip():
-        parts.append(cur.strip())
-    return parts
+def _requested_donations(lowered: Any) -> "Optional[list[bool]]":
+    """The donation the user asked for (``donate_argnums``), one flag per argument XLA received.
 
-
-def _donation_as_requested(lowered: Any, report: Report) -> None:
-    """Donation as the user asked (``donate_argnums``) against what XLA kept.
-
-    JAX knows which arguments were donated; the optimized module only says which ones XLA
-    aliases (input_output_alias, buffer_donor). A donated argument XLA did not keep is named
-    on its Parameter (``donation_requested``, ``donation_dropped``) and in the notes, with the
-    reason the shapes give: XLA reuses a donated buffer only for an output of the same
-    per-device shape and dtype (openxla/xla#45912 is this class).
+    JAX knows which arguments were donated, including those it dropped itself before lowering
+    (no output of the same shape: only a warning); the module only says which ones XLA aliases.
+    The session compares the two and gives each dropped donation its reason and a fix
+    (``Parameter.donation_requested``, ``donation_dropped``). None for another JAX.
     """
     try:
         import jax
         leaves = jax.tree_util.tree_leaves(lowered.args_info)
         kept = lowered._lowering.compile_args.get("kept_var_idx")
     except Exception:  # noqa: BLE001 - another JAX: the request is unknown, say nothing
-        return
-    if not report.modules or kept is None:
-        return
-    requested = [bool(getattr(leaf, "donated", False)) for i, leaf in enumerate(leaves) if i in kept]
-    module = report.modules[0]
-    if len(requested) != len(module.parameters):
-        return  # the entry's parameters are not the kept arguments one to one
-    signature = module.entry_signature
-    outputs = _top_level(signature.split("->", 1)[1]) if "->" in signature else []
-    inputs = _top_level(signature.split("->", 1)[0])
-    for p, asked in zip(module.parameters, requested):
-        p.donation_requested = asked
-        if not asked or p.donated:
-            continue
-        shape = inputs[p.number] if p.number < len(inputs) else p.shape
-        if shape not in outputs:
-            why = (f"no output has its per-device shape and dtype {shape} (outputs: "
-                   f"{', '.join(outputs) or 'none'}); XLA reuses a donated buffer only for such an output")
-            fix = ("return an output with the argument's shape, dtype and sharding (out_shardings = its "
-                   "in_shardings), or do not donate it")
-        else:
-            why = (f"an output has its shape {shape}, but XLA did not alias it (another argument took it, "
-                   "or its layout, memory kind or sharding differs)")
-            fix = "give that output the argument's sharding and memory kind, or do not donate it"
-        p.donation_dropped = f"{why}. Fix: {fix}."
-        report.notes.append(f"{module.name}: argument {p.number} ({p.name}) was donated but XLA did not keep "
-                            f"the donation: {p.donation_dropped}")
+        return None
+    if kept is None:
+        return None
+    return [bool(getattr(leaf, "donated", False)) for i, leaf in enumerate(leaves) if i in kept]
 
 
-def _report_of_dump(tmp: str, compiled: Any, extra_notes=()) -> Report:
+def _note_dropped_donations(report: Report) -> None:
+    """One note per donation the user asked for that XLA did not keep."""
+    for module in report.modules:
+        for p in module.parameters:
+            if p.donation_dropped:
+                report.notes.append(f"{module.name}: argument {p.number} ({p.name}) was donated but XLA did not "
+                                    f"keep the donation: {p.donation_dropped}")
+
+
+def _report_of_dump(tmp: str, compiled: Any, extra_notes=(), donation_requested=None) -> Report:
     """The report of the optimized module XLA dumped into `tmp`."""
     found = _find_dump(tmp)
     if found is None:
@@ -308,7 +274,8 @@ def _report_of_dump(tmp: str, compiled: Any, extra_notes=()) -> Report:
         note = ("XLA wrote no dump (the executable probably came from JAX's persistent "
                 "compilation cache), so the verdicts are not checked against XLA's "
                 "buffer assignment")
-        return _text_report(text, "<compiled.as_text()>", notes=[*extra_notes, note])
+        return _text_report(text, "<compiled.as_text()>", notes=[*extra_notes, note],
+                            donation_requested=donation_requested)
     hlo_path, ba_path = found
     hlo_text = _read_text(hlo_path)
     notes = list(extra_notes)
@@ -321,4 +288,5 @@ def _report_of_dump(tmp: str, compiled: Any, extra_notes=()) -> Report:
     pre_text = _read_text(pre_path) if pre_path else None
     return _text_report(hlo_text, os.path.basename(hlo_path), ba_text,
                         os.path.basename(ba_path) if ba_path else "", notes,
-                        pre_text=pre_text, pre_path=os.path.basename(pre_path) if pre_path else "")
+                        pre_text=pre_text, pre_path=os.path.basename(pre_path) if pre_path else "",
+                        donation_requested=donation_requested)

@@ -392,16 +392,25 @@ class Parameter:
     # "replicated"}) and the global array's bytes (`bytes` is per device).
     sharding: Optional[dict] = None
     global_bytes: Optional[int] = None
-    # Known when hloscope compiled the function (inspect, scaling): whether the user donated it
-    # (donate_argnums), and why XLA did not keep a requested donation (with a fix); None else.
-    # Not in the CLI's JSON (the request is not in the HLO), so not compared either.
+    # Whether the program asked to donate it, and why XLA did not keep a requested donation (with
+    # a fix); None when the request is unknown. Known when hloscope compiled the function
+    # (inspect, scaling: JAX's donate_argnums), beside an XLA dump (the module before
+    # optimization), or from a buffer_donor XLA left unused. Not compared: two doors may know
+    # the request from different places.
     donation_requested: Optional[bool] = field(default=None, compare=False)
     donation_dropped: Optional[str] = field(default=None, compare=False)
     extra: dict = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def from_json(cls, d: dict) -> "Parameter":
-        return _from_dict(cls, d, convert={"copies": _list(Position)})
+        return _from_dict(cls, d, convert={"copies": _list(Position), "donation_dropped": _dropped_text})
+
+
+def _dropped_text(d: Any) -> Optional[str]:
+    """The CLI's {"reason", "text", "fix"} as one sentence: "<why>. Fix: <fix>."."""
+    if not isinstance(d, dict):
+        return d if isinstance(d, str) else None
+    return f"{d.get('text', '')}. Fix: {d.get('fix', '')}."
 
 
 @dataclass

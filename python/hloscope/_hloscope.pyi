@@ -107,11 +107,13 @@ class Session:
     """An opened HLO input and its analyses (app/session.h)."""
 
     @staticmethod
-    def open_text(hlo_text: str, path: str = '<input>', buffer_assignment_text: str | None = None, buffer_assignment_path: str = '', require_optimized: bool = False, pre_partition_text: str | None = None, pre_partition_path: str = '') -> Session:
+    def open_text(hlo_text: str, path: str = '<input>', buffer_assignment_text: str | None = None, buffer_assignment_path: str = '', require_optimized: bool = False, pre_partition_text: str | None = None, pre_partition_path: str = '', donation_requested: Sequence[bool] | None = None) -> Session:
         """
         Parse HLO text (and optionally XLA's buffer-assignment dump, and the module before SPMD
         partitioning: a --xla_dump_hlo_pass_re=spmd-partitioning dump).
 
+        `donation_requested`: one flag per entry parameter, the donation the program asked
+        for (JAX's donate_argnums); each one XLA dropped gets its reason.
         `path`, `buffer_assignment_path` and `pre_partition_path` only name the inputs in
         diagnostics and reports.
         Raises hloscope.ParseError on malformed input.

@@ -39,7 +39,7 @@ class Target:
     name: str          # "tpu-v5e", "gpu-h100", "gpu:/path/config.pbtxt", "cpu"
     platform: str      # "cpu", "gpu" or "tpu" (what the HLO and the dump are for)
     description: str
-    topology: str = ""        # TPU: libtpu's topology name
+    topology: str = ""        # TPU: libtpu's topology name; GPU: the CUDA plugin's "1x1x8"
     config_path: str = ""     # GPU: GpuTargetConfigProto text file
 
     @property
@@ -108,6 +108,19 @@ def resolve(target: Any) -> Target:
         generation = t.topology.split(":", 1)[0]
         return Target(s, "tpu", f"{t.description.split(',')[0]}, {dims} ({chips} chips)",
                       topology=f"{generation}:{dims}")
+    # Several GPUs: "gpu-h100:8" (8 in one host), "gpu-h100:2x4" (2 hosts of 4), or the CUDA
+    # plugin's own "slices x hosts x GPUs per host" ("gpu-h100:1x2x4").
+    if dims and base in TARGETS and TARGETS[base].platform == "gpu":
+        parts = dims.split("x")
+        if not (1 <= len(parts) <= 3 and all(p.isdigit() and int(p) > 0 for p in parts)):
+            raise ValueError(f"unknown GPU count {dims!r} in {s!r}: write the GPUs in one host "
+                             f"({base}:8), hosts x GPUs per host ({base}:2x4), or slices x hosts x "
+                             f"GPUs per host ({base}:1x2x4)")
+        parts = ["1"] * (3 - len(parts)) + parts
+        gpus = int(parts[0]) * int(parts[1]) * int(parts[2])
+        t = TARGETS[base]
+        return Target(s, "gpu", f"{t.description.split(',')[0]}, {gpus} GPUs ({'x'.join(parts)})",
+                      topology="x".join(parts), config_path=t.config_path)
     if s.startswith("gpu:") or s.endswith((".pbtxt", ".txtpb", ".textproto")):
         path = s[4:] if s.startswith("gpu:") else s
         if not os.path.isfile(path):
@@ -154,7 +167,7 @@ def devices_for(target: Any) -> list:
             with open(t.config_path) as f:
                 config = f.read()
             topo = topologies.get_topology_desc("gpu", "cuda", target_config=config,
-                                                topology="1x1x1")
+                                                topology=t.topology or "1x1x1")
     except Exception as e:  # jax raises RuntimeError, JaxRuntimeError or ValueError here
         msg = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
         hint = pip_command(t.platform)
@@ -190,7 +203,7 @@ def place(args: Any, device: Any) -> Any:
 
 
 def place_sharded(args: Any, devices: list) -> Any:
-    """`args` as abstract values on a TPU slice's `devices`, with the user's shardings.
+    """`args` as abstract values on a TPU slice's (or several GPUs') `devices`, with the user's shardings.
 
     An argument with a NamedSharding keeps its mesh's shape, axis names and partition spec;
     its devices become the slice's (the mesh must have as many devices as the slice). The

@@ -114,7 +114,7 @@ class PySession {
 
   static PySession OpenText(std::string text, std::string path, std::optional<std::string> ba_text,
                             std::string ba_path, bool require_optimized, std::optional<std::string> pre_text,
-                            std::string pre_path) {
+                            std::string pre_path, std::optional<std::vector<bool>> donation_requested) {
     hloscope::SessionRequest r;
     r.require_optimized = require_optimized;
     r.path = path;
@@ -126,6 +126,8 @@ class PySession {
     r.pre_partition_path =
         r.pre_partition_text && pre_path.empty() ? "<before-partitioning>" : std::move(pre_path);
     r.find_pre_partition = false;
+    r.donation_requested = std::move(donation_requested);
+    r.find_donation_request = false;
     return Open(std::move(r));
   }
 
@@ -377,9 +379,11 @@ NB_MODULE(_hloscope, m) {
       .def_static("open_text", &PySession::OpenText, "hlo_text"_a, "path"_a = "<input>",
                   "buffer_assignment_text"_a = nb::none(), "buffer_assignment_path"_a = "",
                   "require_optimized"_a = false, "pre_partition_text"_a = nb::none(),
-                  "pre_partition_path"_a = "",
+                  "pre_partition_path"_a = "", "donation_requested"_a = nb::none(),
                   "Parse HLO text (and optionally XLA's buffer-assignment dump, and the module before SPMD\n"
                   "partitioning: a --xla_dump_hlo_pass_re=spmd-partitioning dump).\n\n"
+                  "`donation_requested`: one flag per entry parameter, the donation the program asked\n"
+                  "for (JAX's donate_argnums); each one XLA dropped gets its reason.\n"
                   "`path`, `buffer_assignment_path` and `pre_partition_path` only name the inputs in\n"
                   "diagnostics and reports.\n"
                   "Raises hloscope.ParseError on malformed input.")

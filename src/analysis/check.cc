@@ -163,6 +163,19 @@ ModuleCheck CheckModule(const HloModule& module, const ExecutionCounts& counts, 
           c.grows_with_buffer = true;
     }
   result.parameters = FindParameters(ctx);
+  // The donation asked for, where known: given, or a buffer_donor the
+  // optimized module still carries (XLA removes each donor it aliases, so
+  // one left is a donation it could not use).
+  bool known = options.donation_requested && options.donation_requested->size() == result.parameters.size();
+  if (known) result.donation_request_source = options.donation_request_source;
+  for (ParameterFinding& p : result.parameters) {
+    if (known) {
+      p.request = RequestedDonation(module, p, (*options.donation_requested)[static_cast<size_t>(p.number)]);
+    } else if (p.donation == DonationKind::kBufferDonor) {
+      p.request = RequestedDonation(module, p, true);
+      if (result.donation_request_source.empty()) result.donation_request_source = "buffer_donor";
+    }
+  }
   result.Reindex();
   if (options.thunk_metadata)
     CheckThunks(module, *options.thunk_metadata, options.thunk_metadata_path, &result);

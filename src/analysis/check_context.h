@@ -79,6 +79,10 @@ LoopFinding AnalyzeLoop(const CheckContext& ctx, const HloInstruction* loop,
                         const std::vector<CopyFinding>& copies,
                         const std::vector<CollectiveFinding>& collectives);
 std::vector<ParameterFinding> FindParameters(const CheckContext& ctx);
+// Some leaf of the entry's result has `shape`'s dimensions and element type.
+bool HasOutputShaped(const HloComputation& entry, const Shape* shape);
+// Parameter `p`'s donation as `requested` against what XLA kept.
+DonationRequest RequestedDonation(const HloModule& module, const ParameterFinding& p, bool requested);
 
 }  // namespace hloscope
 

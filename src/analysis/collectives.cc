@@ -163,6 +163,34 @@ const HloInstruction* PartialSumProducer(const HloInstruction* v) {
   return nullptr;
 }
 
+// `access` (a read inside `fusion`) flows into the update value of a
+// dynamic-update-slice in the same kernel that writes a fused parameter
+// holding `value`: XLA:GPU reads the old row and writes the new one in one
+// loop kernel (scatter's read-select-write), so the read serves the update.
+const HloInstruction* FusedUpdateServed(const HloInstruction* fusion, const HloInstruction* access,
+                                        const HloPosition& value) {
+  if (!fusion || fusion->opcode() != HloOpcode::kFusion || !access) return nullptr;
+  std::vector<const HloInstruction*> work{access};
+  std::vector<const HloInstruction*> seen;
+  while (!work.empty() && seen.size() < 256) {
+    const HloInstruction* i = work.back();
+    work.pop_back();
+    if (std::find(seen.begin(), seen.end(), i) != seen.end()) continue;
+    seen.push_back(i);
+    for (const HloInstruction* u : i->users()) {
+      if (u->opcode() == HloOpcode::kDynamicUpdateSlice && u->operand_count() > 1 && u->operand(1) == i) {
+        const HloInstruction* target = u->operand(0);
+        if (target->opcode() == HloOpcode::kParameter &&
+            target->parameter_number() < fusion->operand_count() &&
+            DefiningPosition(fusion->operand(target->parameter_number()), {}) == value)
+          return u;
+      }
+      work.push_back(u);
+    }
+  }
+  return nullptr;
+}
+
 std::optional<std::string> ChainKey(const HloInstruction& instr);
 bool CallsTarget(const HloComputation& comp, std::string_view target);
 
@@ -219,8 +247,9 @@ void Explain(const CheckContext& ctx, CollectiveFinding* f, const HloInstruction
         if (w->opcode() != HloOpcode::kDynamicUpdateSlice || j != 1) continue;
         if (!dus || DefiningPosition(w->operand(0), {}) == c.value) dus = w;
       }
-      if (update || dus) {
-        const HloInstruction* writer = dus ? dus : access;
+      const HloInstruction* fused_dus = update || dus ? nullptr : FusedUpdateServed(u, access, c.value);
+      if (update || dus || fused_dus) {
+        const HloInstruction* writer = dus ? dus : fused_dus ? fused_dus : access;
         c.consumer = ctx.At(writer);
         c.consumer_fusion = dus ? nullptr : c.consumer_fusion;
         c.from_scatter = LastPrimitive(OpName(writer)) == "scatter" || LastPrimitive(OpName(u)) == "scatter";

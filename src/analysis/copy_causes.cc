@@ -138,22 +138,6 @@ bool OrderedBeforeTheUpdates(const Evidence& e) {
   return true;
 }
 
-// Some leaf of the entry's result has `shape`'s dimensions and element type
-// (layouts and memory spaces aside): what a donated buffer can be reused for.
-bool HasOutputShaped(const HloComputation& entry, const Shape* shape) {
-  if (!shape || !shape->IsArray()) return true;  // nothing to tell: do not withhold the hint
-  std::vector<const Shape*> work = {&entry.root_instruction()->shape()};
-  for (size_t i = 0; i < work.size() && i < 4096; ++i) {
-    const Shape* s = work[i];
-    if (s->IsTuple()) {
-      for (const Shape* e : s->tuple_shapes) work.push_back(e);
-    } else if (s->element_type == shape->element_type && s->dimensions == shape->dimensions) {
-      return true;
-    }
-  }
-  return false;
-}
-
 // An entry argument: read-only unless aliased with an output
 // (IsReadonlyEntryParameterValue). A writable one is still copied when
 // something reads its old contents after the update.
@@ -390,8 +374,39 @@ std::optional<Match> Output(const Evidence& e) {
   return std::nullopt;
 }
 
+// The all-to-all a layout change sits beside, through bitcasts: XLA's
+// partitioner re-shards with an all-to-all over reshaped data
+// (spmd_partitioner.cc, ReshardWithAllToAll) and layout assignment makes the
+// transposes around it physical copies; nullptr when there is none.
+const HloInstruction* AllToAllBeside(const HloInstruction* copy) {
+  auto all_to_all = [](const HloInstruction* i) {
+    std::optional<CollectiveFamily> f = CollectiveFamilyOf(*i);
+    return f && *f == CollectiveFamily::kAllToAll;
+  };
+  auto passes = [](const HloInstruction* i) {
+    return i->opcode() == HloOpcode::kBitcast || i->opcode() == HloOpcode::kReshape;
+  };
+  const HloInstruction* v = copy->operand_count() > 0 ? copy->operand(0) : nullptr;
+  for (int k = 0; k < 4 && v; ++k) {
+    if (all_to_all(v)) return v;
+    if (v->opcode() == HloOpcode::kGetTupleElement && v->operand_count() > 0 && all_to_all(v->operand(0)))
+      return v->operand(0);
+    v = passes(v) && v->operand_count() > 0 ? v->operand(0) : nullptr;
+  }
+  v = copy;
+  for (int k = 0; k < 4 && v->users().size() == 1; ++k) {
+    const HloInstruction* u = v->users()[0];
+    if (all_to_all(u)) return u;
+    if (!passes(u)) break;
+    v = u;
+  }
+  return nullptr;
+}
+
 std::optional<Match> LayoutChange(const Evidence& e) {
   if (e.copy.copy_class != CopyClass::kLayoutChange) return std::nullopt;
+  if (const HloInstruction* a2a = AllToAllBeside(e.site.copy.instruction))
+    return Match{CauseRule::kReshardTranspose, LayoutFacts{e.ctx.At(a2a)}, {}};
   return Match{CauseRule::kLayoutChange, LayoutFacts{}, {}};
 }
 

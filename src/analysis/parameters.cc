@@ -53,4 +53,33 @@ std::vector<ParameterFinding> FindParameters(const CheckContext& ctx) {
   return out;
 }
 
+// Some leaf of the entry's result has `shape`'s dimensions and element type
+// (layouts and memory spaces aside): what a donated buffer can be reused for.
+bool HasOutputShaped(const HloComputation& entry, const Shape* shape) {
+  if (!shape || !shape->IsArray()) return true;  // nothing to tell: do not withhold the hint
+  std::vector<const Shape*> work = {&entry.root_instruction()->shape()};
+  for (size_t i = 0; i < work.size() && i < 4096; ++i) {
+    const Shape* s = work[i];
+    if (s->IsTuple()) {
+      for (const Shape* e : s->tuple_shapes) work.push_back(e);
+    } else if (s->element_type == shape->element_type && s->dimensions == shape->dimensions) {
+      return true;
+    }
+  }
+  return false;
+}
+
+DonationRequest RequestedDonation(const HloModule& module, const ParameterFinding& p, bool requested) {
+  DonationRequest r;
+  // A buffer_donor left in the optimized module was asked for and not used.
+  r.requested = requested || p.donation == DonationKind::kBufferDonor;
+  if (!r.requested || p.donation == DonationKind::kInputOutputAlias) return r;
+  // Another argument may have taken the only output of its shape; which one
+  // XLA prefers is its pass's business, so name the shapes, not the winner.
+  const Shape& shape = p.parameter->shape();
+  bool shaped = !shape.IsTuple() && HasOutputShaped(*module.entry_computation(), &shape);
+  r.dropped = shaped ? DroppedDonation::kOutputNotAliased : DroppedDonation::kNoOutputOfShape;
+  return r;
+}
+
 }  // namespace hloscope

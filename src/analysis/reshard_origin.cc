@@ -124,9 +124,60 @@ std::optional<bool> Given(const HloModule& m, std::string_view attr, int64_t k) 
 
 }  // namespace
 
+namespace {
+
+using ByOpName = std::multimap<std::string_view, const HloInstruction*>;
+
+// The one (consumer, operand) pair of `pre` named `op_name` at `line` whose
+// shardings differ where the consumer keeps its operand's; nullopt when
+// there is none or more than one.
+std::optional<CollectiveCauseFacts::Origin> OriginNamed(const HloModule& pre, const ByOpName& by_op_name,
+                                                        std::string_view op_name,
+                                                        const std::optional<SourceLocation>& line,
+                                                        const SourceOptions& source) {
+  auto [lo, hi] = by_op_name.equal_range(op_name);
+  std::optional<CollectiveCauseFacts::Origin> found;
+  for (auto it = lo; it != hi; ++it) {
+    const HloInstruction* x = it->second;
+    std::optional<SourceLocation> x_source = ResolveSource(pre, *x, source);
+    if (!SameLine(line, x_source)) continue;
+    Decoded xs = ShardingOf(*x);
+    if (!xs.sharding) continue;
+    for (int64_t k = 0; k < x->operand_count(); ++k) {
+      if (!KeepsOperandSharding(*x, k)) continue;
+      const HloInstruction* y = x->operand(k);
+      Decoded ys = ShardingOf(*y);
+      if (!ys.sharding || SameSharding(*xs.sharding, *ys.sharding)) continue;
+      if (found && !(found->consumer.instruction == x && found->operand.instruction == y))
+        return std::nullopt;
+      CollectiveCauseFacts::Origin o;
+      o.consumer = {x, x_source};
+      o.operand = {y, ResolveSource(pre, *y, source)};
+      o.operand_number = k;
+      o.consumer_sharding = std::string(xs.text);
+      o.operand_sharding = std::string(ys.text);
+      o.consumer_shards = Shards(*xs.sharding, x->shape());
+      o.operand_shards = Shards(*ys.sharding, y->shape());
+      if (y->opcode() == HloOpcode::kParameter && y->parent() == pre.entry_computation())
+        o.operand_parameter = y->parameter_number();
+      o.consumer_is_constraint = IsConstraint(*x);
+      o.consumer_is_output = x->parent() == pre.entry_computation() && x->is_root();
+      if (o.consumer_is_output)
+        o.output_sharding_given = Given(pre, "allow_spmd_sharding_propagation_to_output", 0);
+      if (o.operand_parameter)
+        o.parameter_sharding_given =
+            Given(pre, "allow_spmd_sharding_propagation_to_parameters", *o.operand_parameter);
+      found = std::move(o);
+    }
+  }
+  return found;
+}
+
+}  // namespace
+
 void FindReshardOrigins(const HloModule& pre, const SourceOptions& source, ModuleCheck* check) {
   // The instructions of `pre` that carry a sharding, by op_name.
-  std::multimap<std::string_view, const HloInstruction*> by_op_name;
+  ByOpName by_op_name;
   for (const HloComputation* comp : pre.computations())
     for (const HloInstruction* i : comp->instructions())
       if (i->metadata() && !i->metadata()->op_name.empty() && i->attribute("sharding"))
@@ -139,46 +190,16 @@ void FindReshardOrigins(const HloModule& pre, const SourceOptions& source, Modul
     const HloInstruction* coll = f.collective ? f.collective : f.instruction;
     const OpMetadata* md = coll->metadata();
     if ((!md || md->op_name.empty()) && f.instruction) md = f.instruction->metadata();
-    if (!md || md->op_name.empty()) continue;
-    auto [lo, hi] = by_op_name.equal_range(md->op_name);
-    std::optional<CollectiveCauseFacts::Origin> found;
-    bool ambiguous = false;
-    for (auto it = lo; it != hi && !ambiguous; ++it) {
-      const HloInstruction* x = it->second;
-      std::optional<SourceLocation> x_source = ResolveSource(pre, *x, source);
-      if (!SameLine(f.source, x_source)) continue;
-      Decoded xs = ShardingOf(*x);
-      if (!xs.sharding) continue;
-      for (int64_t k = 0; k < x->operand_count(); ++k) {
-        if (!KeepsOperandSharding(*x, k)) continue;
-        const HloInstruction* y = x->operand(k);
-        Decoded ys = ShardingOf(*y);
-        if (!ys.sharding || SameSharding(*xs.sharding, *ys.sharding)) continue;
-        if (found && !(found->consumer.instruction == x && found->operand.instruction == y)) {
-          ambiguous = true;
-          break;
-        }
-        CollectiveCauseFacts::Origin o;
-        o.consumer = {x, x_source};
-        o.operand = {y, ResolveSource(pre, *y, source)};
-        o.operand_number = k;
-        o.consumer_sharding = std::string(xs.text);
-        o.operand_sharding = std::string(ys.text);
-        o.consumer_shards = Shards(*xs.sharding, x->shape());
-        o.operand_shards = Shards(*ys.sharding, y->shape());
-        if (y->opcode() == HloOpcode::kParameter && y->parent() == pre.entry_computation())
-          o.operand_parameter = y->parameter_number();
-        o.consumer_is_constraint = IsConstraint(*x);
-        o.consumer_is_output = x->parent() == pre.entry_computation() && x->is_root();
-        if (o.consumer_is_output)
-          o.output_sharding_given = Given(pre, "allow_spmd_sharding_propagation_to_output", 0);
-        if (o.operand_parameter)
-          o.parameter_sharding_given =
-              Given(pre, "allow_spmd_sharding_propagation_to_parameters", *o.operand_parameter);
-        found = std::move(o);
-      }
-    }
-    if (found && !ambiguous) f.cause.before_partitioning = std::move(found);
+    if (md && !md->op_name.empty())
+      f.cause.before_partitioning = OriginNamed(pre, by_op_name, md->op_name, f.source, source);
+    // Newer partitioners (JAX 0.12's XLA) give the collective its operand's
+    // metadata (a parameter's name) instead of the consumer's: then the
+    // kernel it re-shards for names the pair.
+    const InstructionAt& consumer = f.cause.consumer;
+    if (!f.cause.before_partitioning && consumer.instruction && consumer.instruction->metadata() &&
+        !consumer.instruction->metadata()->op_name.empty())
+      f.cause.before_partitioning =
+          OriginNamed(pre, by_op_name, consumer.instruction->metadata()->op_name, consumer.source, source);
   }
 }
 

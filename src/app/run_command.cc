@@ -188,7 +188,9 @@ class DumpWatcher {
 // --xla_dump_include_timestamp: XLA numbers modules per process, so two
 // worker processes compiling one function would write the same file
 // names; the compile time XLA puts before each name (microseconds)
-// keeps their dumps apart.
+// keeps their dumps apart. --xla_dump_hlo_pass_re=spmd-partitioning adds
+// the module as the partitioner received it (a sharded module's re-shard
+// origins), unless the user gave their own pass regex.
 // Without the buffer assignment: no XLA flags; the bootstrap
 // (run_bootstrap.h) first on PYTHONPATH writes each module's HLO to `dir`.
 std::vector<std::string> ChildEnvironment(const fs::path& dir, const fs::path& boot, bool dumps, bool sync) {
@@ -203,9 +205,15 @@ std::vector<std::string> ChildEnvironment(const fs::path& dir, const fs::path& b
     else
       env.emplace_back(v);
   }
+  // The module before SPMD partitioning too (parser/dump_naming.h), for the
+  // sharding behind each re-shard; a user's own pass regex is kept (it
+  // would be replaced, not extended, by ours).
+  std::string pass_re = flags.find("--xla_dump_hlo_pass_re") == std::string::npos
+                            ? " --xla_dump_hlo_pass_re=spmd-partitioning"
+                            : "";
   if (dumps)
-    env.push_back(fmt::format("XLA_FLAGS={}{}--xla_dump_to={} --xla_dump_include_timestamp=true", flags,
-                              flags.empty() ? "" : " ", dir.string()));
+    env.push_back(fmt::format("XLA_FLAGS={}{}--xla_dump_to={} --xla_dump_include_timestamp=true{}", flags,
+                              flags.empty() ? "" : " ", dir.string(), pass_re));
   else
     env.push_back(fmt::format("HLOSCOPE_RUN_HLO_DIR={}", dir.string()));
   if (sync) env.push_back(fmt::format("HLOSCOPE_RUN_SYNC_DIR={}", (boot / "sync").string()));

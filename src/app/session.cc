@@ -4,6 +4,30 @@
 #include "hloscope/parser/input_kind.h"
 
 namespace hloscope {
+namespace {
+
+// The donation the module before optimization asks for: a flag per entry
+// parameter, set for those in its input_output_alias or buffer_donor (what
+// JAX's donate_argnums lowers to). Nothing when it does not read: the
+// request is then unknown, which is what the report says without it.
+std::optional<std::vector<bool>> DonationAskedIn(const std::string& path, const InputOptions& input) {
+  ParseOptions parse;
+  parse.path = path;
+  parse.input = input;
+  Result<HloModuleGroup> before = ParseHloFile(path, parse);
+  if (!before.ok() || before->modules.size() != 1) return std::nullopt;
+  const HloModule& m = *before->modules[0];
+  if (!m.entry_computation()) return std::nullopt;
+  std::vector<bool> asked(m.entry_computation()->parameters().size(), false);
+  auto mark = [&](int64_t n) {
+    if (n >= 0 && static_cast<size_t>(n) < asked.size()) asked[static_cast<size_t>(n)] = true;
+  };
+  for (const InputOutputAlias& a : m.input_output_aliases()) mark(a.parameter_number);
+  for (const BufferDonor& d : m.buffer_donors()) mark(d.parameter_number);
+  return asked;
+}
+
+}  // namespace
 
 Result<std::unique_ptr<Session>> Session::Open(SessionRequest request) {
   std::unique_ptr<Session> s(new Session());
@@ -100,6 +124,17 @@ Result<std::unique_ptr<Session>> Session::Open(SessionRequest request) {
       s->check_options_.pre_partition = s->pre_partition_->modules[0].get();
       s->check_options_.pre_partition_path = pre_path;
     }
+  }
+  if (request.donation_requested) {
+    s->check_options_.donation_requested = request.donation_requested;
+    s->check_options_.donation_request_source = "donate_argnums";
+  } else if (request.find_donation_request && !from_text && request.path != "-" &&
+             s->group_.modules.size() == 1) {
+    if (std::optional<std::string> found = FindBeforeOptimizationsBeside(request.path))
+      if (std::optional<std::vector<bool>> asked = DonationAskedIn(*found, request.input)) {
+        s->check_options_.donation_requested = std::move(asked);
+        s->check_options_.donation_request_source = *found;
+      }
   }
   s->check_options_.source = request.source;
   s->analyses_.resize(s->group_.modules.size());

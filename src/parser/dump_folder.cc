@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <map>
 #include <system_error>
+#include <tuple>
 
 #include "hloscope/parser/buffer_assignment.h"
 #include "hloscope/parser/dump_naming.h"
@@ -21,7 +22,7 @@ Result<DumpFolder> ListDumpFolder(const std::string& path) {
   namespace fs = std::filesystem;
   DumpFolder folder;
   folder.path = path;
-  std::map<std::pair<std::string, std::string>, DumpModule> by_id;
+  std::map<std::tuple<std::string, std::string, std::string>, DumpModule> by_id;
   // The modules before SPMD partitioning, by the "module_NNNN.NAME." they
   // start with (the first by name where the partitioner ran more than once):
   // matched to their modules below, in this one listing of the folder.
@@ -48,14 +49,16 @@ Result<DumpFolder> ListDumpFolder(const std::string& path) {
     f.optimized = dump->optimized;
     if (f.optimized)
       if (std::optional<std::string> ba = FindBufferAssignmentBeside(f.path)) f.buffer_assignment = *ba;
-    DumpModule& m = by_id[{dump->id, dump->module}];
+    // Two processes' modules of one number stay apart by their timestamps.
+    DumpModule& m = by_id[{dump->id, dump->module, dump->timestamp}];
     m.id = dump->id;
+    m.timestamp = dump->timestamp;
     m.name = dump->module;
     m.files.push_back(std::move(f));
   }
   if (ec) return CannotOpenFile(path, ec.message());
   for (auto& [key, m] : by_id) {
-    auto pre = pre_partition.find(ModuleStem({m.id, m.name, "", false}));
+    auto pre = pre_partition.find(ModuleStem({m.id, m.name, "", false, m.timestamp}));
     if (pre != pre_partition.end())
       for (DumpHloFile& f : m.files)
         if (f.optimized) f.pre_partition = pre->second;

@@ -18,9 +18,22 @@ bool IsFixtureHlo(std::string_view name) {
   return std::find(std::begin(kFixtureHlo), std::end(kFixtureHlo), name) != std::end(kFixtureHlo);
 }
 
+// --xla_dump_include_timestamp (hloscope run sets it) puts the compile time
+// before every file of the module: "TIMESTAMP.module_NNNN.…"; its length
+// with the dot, or 0.
+size_t TimestampLength(std::string_view file) {
+  size_t dot = file.find('.');
+  if (dot == std::string_view::npos || dot == 0 || !file.substr(dot + 1).starts_with(kPrefix)) return 0;
+  bool digits = std::all_of(file.begin(), file.begin() + static_cast<std::ptrdiff_t>(dot),
+                            [](char c) { return c >= '0' && c <= '9'; });
+  return digits ? dot + 1 : 0;
+}
+
 }  // namespace
 
 std::optional<DumpFileName> ParseDumpFileName(std::string_view file) {
+  std::string_view timestamp = file.substr(0, TimestampLength(file));
+  file.remove_prefix(timestamp.size());
   if (!file.starts_with(kPrefix) || !file.ends_with(kTxt)) return std::nullopt;
   std::string_view rest = file.substr(kPrefix.size(), file.size() - kPrefix.size() - kTxt.size());
   size_t dot = rest.find('.');
@@ -35,7 +48,7 @@ std::optional<DumpFileName> ParseDumpFileName(std::string_view file) {
   // Pass-by-pass dumps (--xla_dump_hlo_pass_re: ….0012.pass.after_x.before_y) are not whole stages.
   if (stage != kUnoptimized && !stage.ends_with(kOptimized)) return std::nullopt;
   return DumpFileName{std::string(digits), std::string(rest.substr(0, name_end)), std::string(stage),
-                      stage.ends_with(kOptimized)};
+                      stage.ends_with(kOptimized), std::string(timestamp)};
 }
 
 bool IsOptimizedDumpName(std::string_view file) {
@@ -94,17 +107,35 @@ bool IsPrePartitionDumpOf(std::string_view candidate, std::string_view hlo_file)
 }
 
 std::string ModuleStem(const DumpFileName& module) {
-  return std::string(kPrefix) + module.id + "." + module.module + ".";
+  return module.timestamp + std::string(kPrefix) + module.id + "." + module.module + ".";
 }
 
 std::optional<std::string> PrePartitionModuleStem(std::string_view file) {
-  size_t id_end = file.find('.');
+  size_t id_end = file.find('.', TimestampLength(file));
   size_t name_end = id_end == std::string_view::npos ? id_end : file.find('.', id_end + 1);
   if (name_end == std::string_view::npos) return std::nullopt;
   std::string stem(file.substr(0, name_end + 1));
   // Checked against an optimized dump name of the same module.
   if (!IsPrePartitionDumpOf(file, stem + std::string(kOptimizedTxt))) return std::nullopt;
   return stem;
+}
+
+std::optional<std::string> FindBeforeOptimizationsBeside(const std::string& hlo_path) {
+  namespace fs = std::filesystem;
+  fs::path p(hlo_path);
+  std::string name = p.filename().string();
+  fs::path dir = p.parent_path().empty() ? fs::path(".") : p.parent_path();
+  fs::path f;
+  if (IsFixtureHlo(name)) {
+    f = dir / kFixtureBeforeOptimizations;
+  } else {
+    std::optional<DumpFileName> d = ParseDumpFileName(name);
+    if (!d || !d->optimized) return std::nullopt;
+    f = dir / (ModuleStem(*d) + std::string(kUnoptimized) + ".txt");
+  }
+  std::error_code ec;
+  if (!fs::is_regular_file(f, ec)) return std::nullopt;
+  return f.string();
 }
 
 std::optional<std::string> FindPrePartitionBeside(const std::string& hlo_path) {

@@ -33,6 +33,46 @@ std::string FirstReader(const CauseFacts& f) {
   return f.readers.empty() ? std::string("?") : InstructionAtText(f.readers.front());
 }
 
+// "donate state: jax.jit(f, donate_argnames=\"state\")": the donation in
+// JAX's terms. The entry parameter is one leaf of the flattened arguments;
+// JAX names it by its path ("state['buf']", "kv[1]", "x") in its op_name,
+// whose head is the Python parameter to donate (donate_argnames finds a
+// positional one through the signature). A leaf of *args ("args[2]") has
+// no name JAX accepts: its position in *args. Without JAX's name (HLO
+// from elsewhere), the HLO parameter number.
+std::string DonateHint(const HloInstruction* parameter, int64_t number) {
+  std::string path = parameter && parameter->metadata() ? CUnescape(parameter->metadata()->op_name) : "";
+  size_t end = 0;
+  auto ident = [](char ch, bool first) {
+    return ch == '_' || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+           (!first && ch >= '0' && ch <= '9');
+  };
+  while (end < path.size() && ident(path[end], end == 0)) ++end;
+  bool named = end > 0 && (end == path.size() || path[end] == '[' || path[end] == '.');
+  if (!named)
+    return fmt::format(
+        "donate the argument holding HLO parameter {} ({}): jax.jit(f, donate_argnums=<its "
+        "position>)",
+        number, parameter ? std::string(parameter->name()) : "?");
+  std::string head = path.substr(0, end);
+  if (head == "args" && end < path.size() && path[end] == '[') {
+    size_t close = path.find(']', end);
+    std::string position = path.substr(end + 1, close == std::string::npos ? 0 : close - end - 1);
+    if (!position.empty() &&
+        std::all_of(position.begin(), position.end(), [](char ch) { return ch >= '0' && ch <= '9'; }))
+      return fmt::format(
+          "donate {0}: jax.jit(f, donate_argnums={1}) if f takes only *args (else {1} plus the "
+          "number of positional parameters before *args)",
+          path, position);
+  }
+  // JAX resolves donate_argnames through the signature only when
+  // donate_argnums is not given; with it, names donate keyword arguments.
+  return fmt::format(
+      "donate {0}: jax.jit(f, donate_argnames=\"{0}\"){1}; if the jit already has donate_argnums, "
+      "add {0}'s position there instead",
+      head, path == head ? "" : fmt::format(" (the argument holding {})", path));
+}
+
 int64_t MemorySpaceOf(const Shape* s) { return s && s->layout ? s->layout->memory_space : 0; }
 
 // "from memory space 0 to 1 (a prefetch)". S(5) is host memory on GPU and
@@ -90,6 +130,7 @@ struct FamilyWords {
     std::string readers = FirstReader(cf);
     if (cf.readers.size() > 1) readers += fmt::format(" and {} more", cf.readers.size() - 1);
     w.Set("parameter", std::to_string(f.parameter_number))
+        .Set("donate_hint", DonateHint(c.copied_from.instruction, f.parameter_number))
         .Set("writer", f.writer.instruction ? InstructionAtText(f.writer) : "?")
         .Set("output", f.output ? ShapeIndexToString(*f.output) : "?")
         .Set("readers", readers);
@@ -149,7 +190,11 @@ struct FamilyWords {
         .Set("other_output", f.other_output ? ShapeIndexToString(*f.other_output) : "?")
         .Set("aliased_parameter", f.aliased_parameter ? std::to_string(*f.aliased_parameter) : "?");
   }
-  void operator()(const LayoutFacts&) {}
+  void operator()(const LayoutFacts& f) {
+    bool known = f.collective.instruction != nullptr;
+    w.Set("collective", known ? InstructionAtText(f.collective) : "?")
+        .Set("collective_name", known ? Name(f.collective.instruction) : "?");
+  }
   void operator()(const MemorySpaceFacts&) {}
 };
 

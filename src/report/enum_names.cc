@@ -66,6 +66,16 @@ std::string_view SourceViaName(SourceVia via) {
   return "metadata";
 }
 
+std::string_view DroppedDonationName(DroppedDonation reason) {
+  switch (reason) {
+    case DroppedDonation::kNoOutputOfShape:
+      return "no-output-of-shape";
+    case DroppedDonation::kOutputNotAliased:
+      return "output-not-aliased";
+  }
+  return "";
+}
+
 std::string_view DonationName(DonationKind kind) {
   switch (kind) {
     case DonationKind::kNotDonated:

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "hloscope/report/collective_words.h"
+#include "hloscope/report/donation_words.h"
 #include "hloscope/report/enum_names.h"
 #include "hloscope/report/wording.h"
 #include "hloscope/support/version.h"
@@ -163,9 +164,11 @@ struct CauseFactsJson {
             {"other_output", f.other_output ? IndexJson(*f.other_output) : Json(nullptr)},
             {"aliased_parameter", Opt(f.aliased_parameter)}};
   }
-  Json operator()(const LayoutFacts&) const {
+  Json operator()(const LayoutFacts& f) const {
     auto layout = [](const Shape* s) { return s && s->layout ? Json(s->layout->raw) : Json(nullptr); };
-    return {{"from_layout", layout(c.source_shape)}, {"to_layout", layout(c.shape)}};
+    return {{"from_layout", layout(c.source_shape)},
+            {"to_layout", layout(c.shape)},
+            {"collective", RefJson(f.collective.instruction)}};
   }
   Json operator()(const MemorySpaceFacts& f) const { return {{"from", f.from}, {"to", f.to}}; }
 };
@@ -372,7 +375,7 @@ Json SpmdJson(const SpmdFacts& s) {
   return j;
 }
 
-Json ParameterJson(const ParameterFinding& p) {
+Json ParameterJson(const ModuleCheck& m, const ParameterFinding& p) {
   Json j;
   j["number"] = p.number;
   j["name"] = Str(p.parameter->name());
@@ -393,6 +396,14 @@ Json ParameterJson(const ParameterFinding& p) {
     j["sharding"] = nullptr;
   }
   j["global_bytes"] = Opt(p.global_bytes);
+  // Donation as asked for against what XLA kept: null when the request is unknown.
+  j["donation_requested"] = p.request ? Json(p.request->requested) : Json(nullptr);
+  if (p.request && p.request->dropped)
+    j["donation_dropped"] = {{"reason", Str(DroppedDonationName(*p.request->dropped))},
+                             {"text", DroppedDonationReason(m, p)},
+                             {"fix", DroppedDonationFix(p)}};
+  else
+    j["donation_dropped"] = nullptr;
   return j;
 }
 

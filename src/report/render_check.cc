@@ -10,6 +10,7 @@
 #include "hloscope/analysis/source_origin.h"
 #include "hloscope/ir/computation.h"
 #include "hloscope/report/collective_words.h"
+#include "hloscope/report/donation_words.h"
 #include "hloscope/report/enum_names.h"
 #include "hloscope/report/json_stream.h"
 #include "hloscope/report/thunk_words.h"
@@ -206,9 +207,11 @@ void ParametersSection(const ModuleCheck& m, std::ostream& out) {
     for (const HloPosition& c : p.copies) names.push_back(std::string(c.instruction->name()));
     std::string copied = p.copied() ? fmt::format("copied ({})", fmt::join(names, ", ")) : "not copied";
     out << fmt::format("  {:<3} {:<14} {:<20} {:>9}  {:<12} {}\n", p.number, p.parameter->name(),
-                       p.parameter->shape().ToString(), HumanBytes(p.bytes),
-                       p.donated() ? "donated" : "not donated", copied);
+                       p.parameter->shape().ToString(), HumanBytes(p.bytes), DonationColumn(p), copied);
     if (p.sharding && m.spmd.devices() > 1) out << fmt::format("  {:<18} {}\n", "", ParameterShardingText(p));
+    if (std::string why = DroppedDonationReason(m, p); !why.empty())
+      out << fmt::format("  {:<18} donation asked for ({}) but not kept by XLA: {}. Fix: {}.\n", "",
+                         DonationRequestSourceText(m), why, DroppedDonationFix(p));
   }
 }
 
@@ -240,8 +243,15 @@ void RenderCheckText(const std::vector<const ModuleCheck*>& modules, const Check
     out << Headline(m) << "\n";
     if (std::string spmd = SpmdText(m.spmd); !spmd.empty())
       out << fmt::format("  Sharded: {}; every byte figure is per device.\n", spmd);
+    else if (!m.collectives.empty())
+      // XLA's own test modules (and hand-written HLO) use collectives while
+      // the header keeps replica_count=1 and num_partitions=1.
+      out << "  Units: a collective's bytes are what each device in its group sends or receives; the module "
+             "does not say how many devices run it (replica_count and num_partitions are 1).\n";
     if (std::string largest = LargestCopyLine(m); !largest.empty())
       out << fmt::format("  Largest: {}.\n", largest);
+    if (std::string dropped = DroppedDonationsLine(m); !dropped.empty())
+      out << fmt::format("  Donation dropped: {} (see PARAMETERS).\n", dropped);
     if (!m.copies.empty()) CopiesSection(m, options, out);
     if (!m.collectives.empty()) CollectivesSection(m, out);
     if (!m.updates.empty()) UpdatesSection(m, out);
@@ -313,7 +323,7 @@ void WriteCheckJson(const std::vector<const ModuleCheck*>& modules, const std::v
     head["spmd"] = SpmdJson(m->spmd);
     head["pre_partition"] = m->pre_partition_applied ? Json(m->pre_partition_path) : Json(nullptr);
     js.Members(head);
-    js.Array("parameters", m->parameters, ParameterJson);
+    js.Array("parameters", m->parameters, [&](const ParameterFinding& p) { return ParameterJson(*m, p); });
     js.Array("copies", m->copies, CopyJson);
     js.Array("updates", m->updates, UpdateJson);
     js.Array("loops", m->loops, LoopJson);

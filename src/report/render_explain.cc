@@ -9,6 +9,7 @@
 #include "hloscope/analysis/source_map.h"
 #include "hloscope/ir/printer.h"
 #include "hloscope/report/collective_words.h"
+#include "hloscope/report/donation_words.h"
 #include "hloscope/report/enum_names.h"
 #include "hloscope/report/explain_words.h"
 #include "hloscope/report/render_fusions.h"
@@ -276,12 +277,15 @@ Explanation ExplainModule(const ModuleAnalysis& a) {
                   entry->name()));
   for (const ParameterFinding& p : check.parameters) {
     std::string name = p.parameter->metadata() ? CUnescape(p.parameter->metadata()->op_name) : "";
-    std::string_view donated =
+    std::string donated(
         p.donation == DonationKind::kInputOutputAlias
             ? "donated (input_output_alias): XLA may write an output into it"
         : p.donation == DonationKind::kBufferDonor
             ? "donated (buffer_donor only: aliased with no output, so XLA still treats it as read-only)"
-            : "not donated: XLA must not overwrite it";
+            : "not donated: XLA must not overwrite it");
+    if (std::string why = DroppedDonationReason(check, p); !why.empty())
+      donated = fmt::format("donation asked for ({}) but dropped by XLA, so XLA treats it as read-only: {}",
+                            DonationRequestSourceText(check), why);
     s1.lines.push_back(fmt::format("argument {}: {} {}{} — {}", p.number, p.parameter->name(),
                                    p.parameter->shape().ToString(),
                                    name.empty() ? "" : fmt::format(" ({})", name), donated));

@@ -9,6 +9,7 @@
 #include "hloscope/analysis/scope_filter.h"
 #include "hloscope/analysis/source_origin.h"
 #include "hloscope/report/collective_words.h"
+#include "hloscope/report/donation_words.h"
 #include "hloscope/report/enum_names.h"
 #include "hloscope/report/html_text.h"
 #include "hloscope/report/loop_graph.h"
@@ -261,7 +262,11 @@ void ParametersSection(const ModuleContext& m, std::ostream& out) {
         "<td>{}</td></tr>\n",
         Anchor(m.index, AnchorKind::kParameter, pi), p.number, p.number, HtmlShown(p.parameter->name()),
         HtmlShown(p.parameter->shape().ToString()), NumCell(p.bytes, HumanBytes(p.bytes)),
-        p.donated() ? "<span class=\"ok\">donated</span>" : "not donated",
+        p.request && p.request->dropped
+            ? fmt::format("<span class=\"bad\" title=\"{}\">dropped</span>",
+                          HtmlShown(DroppedDonationReason(m.check, p) + ". Fix: " + DroppedDonationFix(p)))
+        : p.donated() ? "<span class=\"ok\">donated</span>"
+                      : "not donated",
         p.copied() ? "<span class=\"bad\">copied</span> " + fmt::format("{}", fmt::join(copies, ", "))
                    : "not copied");
   }

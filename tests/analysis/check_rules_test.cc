@@ -54,7 +54,9 @@ TEST(CheckRulesTest, NonDonatedLoopUpdateRunsOnACopyOfTheArgument) {
   EXPECT_EQ(cp->executions, 1);
   EXPECT_EQ(cp->total_bytes, 4096);
   EXPECT_EQ(cp->cause.cause, CopyCause::kNonDonatedParameter);
-  EXPECT_EQ(CauseHint(*cp), "donate argument 0: jax.jit(f, donate_argnums=0)");
+  // No JAX name in the metadata: the HLO parameter, and the argument to find.
+  EXPECT_EQ(CauseHint(*cp),
+            "donate the argument holding HLO parameter 0 (buf): jax.jit(f, donate_argnums=<its position>)");
   // A copy has no metadata; it is attributed to the update that needed it.
   ASSERT_TRUE(cp->source.has_value());
   EXPECT_EQ(cp->source->line, 41);

@@ -112,6 +112,56 @@ TEST_F(DumpFolderTest, TheModuleBeforePartitioningIsFoundBesideItsOptimizedDump)
   EXPECT_EQ(listed->other_files, 2);
 }
 
+// hloscope run sets --xla_dump_include_timestamp: every file of a module
+// starts with its compile time, and two processes' modules of one number
+// stay apart.
+TEST_F(DumpFolderTest, TimestampedDumpsAreModulesOfTheirOwn) {
+  std::optional<DumpFileName> d =
+      ParseDumpFileName("1796406983002625.module_0006.jit_f.cpu_after_optimizations.txt");
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->id, "0006");
+  EXPECT_EQ(d->module, "jit_f");
+  EXPECT_EQ(d->timestamp, "1796406983002625.");
+  EXPECT_TRUE(d->optimized);
+  EXPECT_EQ(ModuleStem(*d), "1796406983002625.module_0006.jit_f.");
+  EXPECT_FALSE(ParseDumpFileName("17x.module_0006.jit_f.cpu_after_optimizations.txt"));
+  EXPECT_EQ(
+      PrePartitionModuleStem(
+          "1796406983002625.module_0006.jit_f.0000.spmd-partitioner.after_a.before_spmd-partitioning.txt"),
+      "1796406983002625.module_0006.jit_f.");
+
+  Write("1.module_0006.jit_f.cpu_after_optimizations.txt");
+  Write("1.module_0006.jit_f.before_optimizations.txt");
+  Write("1.module_0006.jit_f.0000.spmd-partitioner.after_a.before_spmd-partitioning.txt");
+  Write("2.module_0006.jit_f.cpu_after_optimizations.txt");
+  Result<DumpFolder> listed = ListDumpFolder(dir_.string());
+  ASSERT_TRUE(listed.ok());
+  ASSERT_EQ(listed->modules.size(), 2u);
+  EXPECT_EQ(listed->modules[0].timestamp, "1.");
+  EXPECT_EQ(listed->modules[0].files.size(), 2u);
+  EXPECT_EQ(fs::path(listed->modules[0].files[1].pre_partition).filename(),
+            "1.module_0006.jit_f.0000.spmd-partitioner.after_a.before_spmd-partitioning.txt");
+  EXPECT_EQ(listed->modules[1].files[0].pre_partition, "");
+}
+
+// The module before optimization carries the donation the program asked for.
+TEST_F(DumpFolderTest, TheModuleBeforeOptimizationIsFoundBesideItsOptimizedDump) {
+  Write("module_0004.jit_f.cpu_after_optimizations.txt");
+  Write("module_0004.jit_f.before_optimizations.txt");
+  Write("module_0005.jit_g.cpu_after_optimizations.txt");
+  std::optional<std::string> found =
+      FindBeforeOptimizationsBeside((dir_ / "module_0004.jit_f.cpu_after_optimizations.txt").string());
+  ASSERT_TRUE(found);
+  EXPECT_EQ(fs::path(*found).filename(), "module_0004.jit_f.before_optimizations.txt");
+  EXPECT_FALSE(
+      FindBeforeOptimizationsBeside((dir_ / "module_0005.jit_g.cpu_after_optimizations.txt").string()));
+  // Not for the module before optimization itself, nor for another file.
+  EXPECT_FALSE(FindBeforeOptimizationsBeside((dir_ / "module_0004.jit_f.before_optimizations.txt").string()));
+  Write("module.hlo.txt");
+  Write("before-optimizations.hlo.txt");
+  EXPECT_TRUE(FindBeforeOptimizationsBeside((dir_ / "module.hlo.txt").string()));
+}
+
 TEST_F(DumpFolderTest, EmptyFolderHasNoModulesAndAMissingOneIsAnError) {
   Result<DumpFolder> empty = ListDumpFolder(dir_.string());
   ASSERT_TRUE(empty.ok());

@@ -126,7 +126,8 @@ def test_tpu_moves_a_non_donated_argument_and_says_not_donated(hloscope_bin):
     moved = copy(tpu, "copy-start.1")
     assert moved["class"] == "memory-space-move"
     assert moved["cause"] == "non-donated-parameter"
-    assert cpu_copy["hint"] == "donate argument 0: jax.jit(f, donate_argnums=0)"
+    assert cpu_copy["hint"] == ('donate buf: jax.jit(f, donate_argnames="buf"); if the jit already has '
+                                "donate_argnums, add buf's position there instead")
     assert moved["hint"] is None
     assert moved["cause_detail"].endswith(
         "(donating it may not remove the copy: XLA:TPU's memory-space assignment can prefetch the array all "

@@ -1,5 +1,5 @@
-"""Every "donate argument N" hint, per backend: compiling the program with that donation
-removes the copy it was given for.
+"""Every "donate X" hint, per backend: compiling the program with that donation, applied as
+printed (`donate_argnames`), removes the copy it was given for.
 
 tests/python/test_hint_fixes.py proves each rule's hint on CPU. On a TPU, memory-space
 assignment makes many protective copies as moves into memory space 1 (copy-start), and
@@ -12,6 +12,7 @@ copies that are not such moves, and only when an output has the argument's shape
 three sharded programs for a TPU v5e 2x2: each hint given must be proven by the compile.
 """
 import importlib
+import inspect
 import os
 import re
 import sys
@@ -50,7 +51,12 @@ def _inspect(jitted, args, target=None):
 
 
 def _donate_hints(report):
-    return [c for c in report.copies if not c.scalar and c.hint and "donate argument" in c.hint]
+    return [c for c in report.copies if not c.scalar and c.hint and "donate_argnames=" in c.hint]
+
+
+def _names(hinted):
+    """The argument names the hints say to donate, as a user would copy them."""
+    return {re.search(r'donate_argnames="(\w+)"', c.hint).group(1) for c in hinted}
 
 
 def _assert_the_donation_removes_it(name, slow, fixed, hinted):
@@ -79,16 +85,22 @@ def test_every_donate_hint_removes_its_copy_on_the_backend(target):
     _need(TARGETS[target])
     proven = []
     for name, p in _fixture_programs().items():
-        def compiled(donate):
-            jitted = jax.jit(p.fn, donate_argnums=donate, static_argnums=p.static_argnums)
+        def compiled(names=()):
+            # The program's own donation, plus the hint's as the user would add it: by name,
+            # or, where the jit already has donate_argnums, by position (as the hint says).
+            if p.donate_argnums:
+                params = list(inspect.signature(p.fn).parameters)
+                nums = tuple(sorted(set(p.donate_argnums) | {params.index(n) for n in names}))
+                jitted = jax.jit(p.fn, donate_argnums=nums, static_argnums=p.static_argnums)
+            else:
+                jitted = jax.jit(p.fn, donate_argnames=tuple(sorted(names)), static_argnums=p.static_argnums)
             return _inspect(jitted, p.make_args(), target)
 
-        slow = compiled(p.donate_argnums)
+        slow = compiled()
         hinted = _donate_hints(slow)
         if not hinted:
             continue
-        nums = {int(re.search(r"donate argument (\d+)", c.hint).group(1)) for c in hinted}
-        fixed = compiled(tuple(sorted(set(p.donate_argnums) | nums)))
+        fixed = compiled(_names(hinted))
         _assert_the_donation_removes_it(name, slow, fixed, hinted)
         proven.append(name)
     # The hint is not withheld everywhere: the plain protective copies of undonated
@@ -116,7 +128,10 @@ def test_donate_hints_on_a_sharded_tpu_slice():
         hinted = _donate_hints(slow)
         given[name] = [c.instruction for c in hinted]
         if hinted:
-            nums = {int(re.search(r"donate argument (\d+)", c.hint).group(1)) for c in hinted}
+            # gen._jit takes positions: the named arguments' positions in the signature,
+            # as JAX resolves donate_argnames itself.
+            params = list(inspect.signature(built.fn).parameters)
+            nums = {params.index(n) for n in _names(hinted)}
             donated = prog.__class__(**{**prog.__dict__,
                                         "donate_argnums": tuple(sorted(set(prog.donate_argnums) | nums))})
             fixed = _inspect(gen._jit(jax, donated, built, built.fn)[0], built.args)

@@ -8,17 +8,16 @@ row-sharded buffer inside `fori_loop` gathers the whole buffer every iteration; 
 written with `lax.dynamic_update_slice`, as the hint says, does not. A `shard_map` binds its mesh
 itself: it is built on `hloscope.target_devices(target)`.
 """
-import json
-import os
-import subprocess
-import sys
-
 import pytest
+
+from conftest import run_program_json
 
 pytest.importorskip("hloscope")
 pytest.importorskip("jax")
 
-PROGRAM = r"""
+# The seed's loop on a row-sharded buffer over 4 CPU host devices, and the same loop written the
+# way the hint says (test_inspect_gpus.py compiles it for GPUs).
+SEED_LOOP = r"""
 import json, os, sys, warnings
 os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=8"
 import jax, jax.numpy as jnp
@@ -36,7 +35,9 @@ def at_set(buf, rows):
 
 def dus(buf, rows):
     return lax.fori_loop(0, 32, lambda i, b: lax.dynamic_update_slice(b, rows[i][None], (i * 7, 0)), buf)
+"""
 
+PROGRAM = SEED_LOOP + r"""
 out = {}
 for name, fn in (("at_set", at_set), ("dus", dus)):
     try:
@@ -88,14 +89,7 @@ print(json.dumps(out))
 
 
 def test_a_sharded_function_compiles_for_a_tpu_slice_with_its_shardings():
-    env = dict(os.environ)
-    env.pop("XLA_FLAGS", None)
-    env["JAX_PLATFORMS"] = "cpu"
-    r = subprocess.run([sys.executable, "-c", PROGRAM], capture_output=True, text=True, env=env, timeout=600)
-    assert r.returncode == 0, r.stderr[-3000:]
-    out = json.loads(r.stdout.strip().splitlines()[-1])
-    if "unavailable" in out:
-        pytest.skip(out["unavailable"])
+    out = run_program_json(PROGRAM)
     at_set, dus = out["at_set"], out["dus"]
     assert at_set["spmd"]["devices"] == 4 and at_set["spmd"]["num_partitions"] == 4
     assert any("compiled for tpu-v5e:2x2 (4 ×" in n for n in at_set["notes"])

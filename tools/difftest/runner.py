@@ -40,7 +40,8 @@ from hloscope_bin import find_hloscope_bin  # noqa: E402
 # python/hloscope/_targets.py compiled without the hardware. One per run.
 TARGET = "cpu"
 # --mesh: every program runs sharded over this many devices (generator.shard): 8 forced CPU host
-# devices, or a TPU slice's chips (--target tpu-v5e:2x2). 0: single-device programs.
+# devices, a TPU slice's chips (--target tpu-v5e:2x2) or several GPUs (--target
+# gpu-h100:8). 0: single-device programs.
 MESH_DEVICES = 0
 
 
@@ -49,14 +50,16 @@ def mesh_devices(target: str) -> int:
     if target == "cpu":
         return 8
     base, _, dims = target.partition(":")
-    if base.startswith("tpu") and dims and all(p.isdigit() for p in dims.split("x")):
+    # A TPU slice's chips, or several GPUs (gpu-h100:8, gpu-h100:2x4).
+    if base.startswith(("tpu", "gpu")) and dims and all(p.isdigit() for p in dims.split("x")):
         n = 1
         for p in dims.split("x"):
             n *= int(p)
         if n in generator.MESHES:
             return n
-    raise SystemExit(f"difftest: --mesh needs --target cpu (8 host devices) or a TPU slice of "
-                     f"{' or '.join(map(str, sorted(generator.MESHES)))} chips (e.g. tpu-v5e:2x2), "
+    raise SystemExit(f"difftest: --mesh needs --target cpu (8 host devices), a TPU slice or GPUs "
+                     f"numbering {' or '.join(map(str, sorted(generator.MESHES)))} (e.g. tpu-v5e:2x2, "
+                     f"gpu-h100:8), "
                      f"not {target!r}")
 
 
@@ -535,7 +538,8 @@ def main(argv=None) -> int:
     ap.add_argument("--compare", metavar="PY", help="use this compare_with_oracle.py instead of tools/'s")
     ap.add_argument("--mesh", action="store_true",
                     help="run every program sharded: a random mesh over 8 CPU host devices (or the "
-                         "TPU slice of --target, e.g. tpu-v5e:2x2), random partition specs, "
+                         "TPU slice or GPUs of --target, e.g. tpu-v5e:2x2, gpu-h100:8), random "
+                         "partition specs, "
                          "sharding constraints and output shardings")
     ap.add_argument("--target", default="cpu",
                     help="compile for cpu (default), gpu-h100, gpu-a100, tpu-v5e, tpu-v4, tpu-v6e "

@@ -35,6 +35,12 @@ struct CheckOptions {
   // sharding; analysis/reshard_origin.h), or nullptr; its path.
   const HloModule* pre_partition = nullptr;
   std::string pre_partition_path;
+  // The donation the program asked for, one flag per entry parameter (JAX's
+  // donate_argnums, or the input_output_alias and buffer_donor of the module
+  // before optimization), and where it comes from; applied only when it has
+  // one flag per parameter.
+  std::optional<std::vector<bool>> donation_requested;
+  std::string donation_request_source;
   SourceOptions source;
 };
 

@@ -170,7 +170,11 @@ struct OutputFacts {
 };
 
 // kLayout: the layouts are the copy's shapes'.
-struct LayoutFacts {};
+// kReshardTranspose: the all-to-all the transpose lays the data out for
+// (or out of): the re-shard it is part of.
+struct LayoutFacts {
+  InstructionAt collective;
+};
 
 // kMemorySpace: S(n) of the source and the destination.
 struct MemorySpaceFacts {
@@ -478,6 +482,21 @@ struct ParameterSharding {
   bool replicated = false;
 };
 
+// Why XLA did not keep a donation the program asked for: it aliases a
+// donated buffer only with an entry output of the same per-device shape and
+// element type (optimize_input_output_buffer_alias.cc).
+enum class DroppedDonation {
+  kNoOutputOfShape,   // no output has the argument's per-device shape and type
+  kOutputNotAliased,  // one has: another argument took it, or layout or memory space differ
+};
+// The donation the program asked for (JAX's donate_argnums, or the module
+// before optimization's input_output_alias and buffer_donor) against what
+// XLA kept.
+struct DonationRequest {
+  bool requested = false;
+  std::optional<DroppedDonation> dropped;  // requested, and XLA did not alias it
+};
+
 struct ParameterFinding {
   const HloInstruction* parameter = nullptr;
   int64_t number = 0;
@@ -485,7 +504,8 @@ struct ParameterFinding {
   DonationKind donation = DonationKind::kNotDonated;
   std::vector<HloPosition> copies;  // copies of it (CopyFinding `copy`s)
   std::optional<ParameterSharding> sharding;
-  std::optional<int64_t> global_bytes;  // bytes of the global array, when sharded
+  std::optional<int64_t> global_bytes;     // bytes of the global array, when sharded
+  std::optional<DonationRequest> request;  // set when the request is known
 
   bool donated() const { return donation != DonationKind::kNotDonated; }
   bool copied() const { return !copies.empty(); }
@@ -530,6 +550,9 @@ class ModuleCheck {
   // from (analysis/reshard_origin.h), or empty; applied: it names this module.
   std::string pre_partition_path;
   bool pre_partition_applied = false;
+  // Where the donation request came from ("donate_argnums", or the module
+  // before optimization's path), or empty when unknown.
+  std::string donation_request_source;
   std::vector<ParameterFinding> parameters;
   std::vector<CopyFinding> copies;  // by total bytes, largest first
   std::vector<UpdateFinding> updates;

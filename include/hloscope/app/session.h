@@ -46,6 +46,12 @@ struct SessionRequest {
   std::string pre_partition_path;
   std::optional<std::string> pre_partition_text;
   bool find_pre_partition = true;
+  // The donation the program asked for, one flag per entry parameter (Python
+  // passes JAX's donate_argnums), else the input_output_alias and
+  // buffer_donor of the module before optimization beside `path`
+  // (FindBeforeOptimizationsBeside) if `find_donation_request`.
+  std::optional<std::vector<bool>> donation_requested;
+  bool find_donation_request = true;
   // Refuse HLO before optimization (parser/input_kind.h): what `check`,
   // `diff` and Python's analyze() need; off for the exploring commands
   // (print, stats) and for hand-written HLO in tests. --allow-unoptimized.

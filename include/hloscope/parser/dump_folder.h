@@ -29,6 +29,7 @@ struct DumpHloFile {
 struct DumpModule {
   std::string id;                  // NNNN as XLA wrote it ("0003")
   std::string name;                // "jit_f"
+  std::string timestamp;           // "1796406983002625." (--xla_dump_include_timestamp) or ""
   std::vector<DumpHloFile> files;  // before_optimizations first, then optimized
 };
 

@@ -28,6 +28,9 @@ struct DumpFileName {
   std::string module;  // "jit_f"
   std::string stage;   // "before_optimizations", "cpu_after_optimizations", …
   bool optimized = false;
+  // "1796406983002625.": the compile time --xla_dump_include_timestamp puts
+  // before every file of the module (hloscope run sets it), or "".
+  std::string timestamp;
 };
 
 // A whole-module HLO dump's name, split; nullopt for every other file of a
@@ -66,6 +69,14 @@ std::optional<std::string> PrePartitionModuleStem(std::string_view file);
 // The pre-partitioning dump beside `hlo_path`, if the folder has one (the
 // first by name when the partitioner ran more than once).
 std::optional<std::string> FindPrePartitionBeside(const std::string& hlo_path);
+
+// The module before optimization beside `hlo_path`: XLA's
+// module_NNNN.NAME.before_optimizations.txt of the same module, or a
+// fixture's before-optimizations.hlo.txt. Its input_output_alias and
+// buffer_donor are the donation the program asked for; XLA drops those it
+// cannot alias (optimize_input_output_buffer_alias.cc).
+inline constexpr std::string_view kFixtureBeforeOptimizations = "before-optimizations.hlo.txt";
+std::optional<std::string> FindBeforeOptimizationsBeside(const std::string& hlo_path);
 
 // The name `hloscope run --no-buffer-assignment` gives a module's HLO that
 // the program itself writes: PID.NNNN.NAME.after_optimizations.txt (the

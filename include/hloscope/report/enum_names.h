@@ -17,7 +17,8 @@ std::string_view CopyKindName(CopyKind kind);
 std::string_view UpdateVerdictName(UpdateVerdict v);
 std::string_view TripCountSourceName(TripCountSource source);
 std::string_view SourceViaName(SourceVia via);
-std::string_view DonationName(DonationKind kind);  // "" for kNotDonated
+std::string_view DonationName(DonationKind kind);              // "" for kNotDonated
+std::string_view DroppedDonationName(DroppedDonation reason);  // "no-output-of-shape", …
 std::string_view ConfirmationBasisName(Confirmation::Basis basis);
 std::string_view FeedKindName(CopyFeed::Kind kind);
 std::string_view ScalingKindName(LoopScaling::Kind kind);

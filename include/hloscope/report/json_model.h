@@ -55,7 +55,7 @@ Json CopyJson(const CopyFinding& copy);
 Json CauseFactsToJson(const CopyFinding& copy);
 Json UpdateJson(const UpdateFinding& update);
 Json LoopJson(const LoopFinding& loop);
-Json ParameterJson(const ParameterFinding& parameter);
+Json ParameterJson(const ModuleCheck& module, const ParameterFinding& parameter);
 Json CollectiveJson(const CollectiveFinding& collective);
 // {"replica_count", "num_partitions", "devices", "mesh": [{"name", "size"}], "text"}.
 Json SpmdJson(const SpmdFacts& spmd);

@@ -1,0 +1,93 @@
+#include "hloscope/report/donation_words.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <vector>
+
+#include "hloscope/report/wording.h"
+#include "hloscope/support/human_bytes.h"
+#include "hloscope/support/saturating.h"
+
+namespace hloscope {
+namespace {
+
+// The entry result's array leaves, as XLA prints their shapes (no layout).
+std::vector<std::string> OutputShapes(const ModuleCheck& m) {
+  std::vector<std::string> out;
+  std::vector<const Shape*> work = {&m.module->entry_computation()->root_instruction()->shape()};
+  for (size_t i = 0; i < work.size() && i < 4096; ++i) {
+    if (work[i]->IsTuple()) {
+      for (const Shape* e : work[i]->tuple_shapes) work.push_back(e);
+    } else {
+      out.push_back(work[i]->ToString(false));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string DonationColumn(const ParameterFinding& p) {
+  if (p.request && p.request->dropped) return "dropped";
+  return p.donated() ? "donated" : "not donated";
+}
+
+std::string DroppedDonationReason(const ModuleCheck& m, const ParameterFinding& p) {
+  if (!p.request || !p.request->dropped) return "";
+  std::string shape = p.parameter->shape().ToString(false);
+  if (*p.request->dropped == DroppedDonation::kNoOutputOfShape) {
+    std::vector<std::string> outputs = OutputShapes(m);
+    constexpr size_t kShown = 6;
+    std::string listed =
+        outputs.empty()
+            ? "none"
+            : fmt::format(
+                  "{}",
+                  fmt::join(outputs.begin(),
+                            outputs.begin() + static_cast<long>(std::min(outputs.size(), kShown)), ", "));
+    if (outputs.size() > kShown) listed += fmt::format(", … {} more", outputs.size() - kShown);
+    return fmt::format(
+        "no output has its per-device shape and dtype {} (outputs: {}); XLA reuses a donated buffer only "
+        "for such an output",
+        shape, listed);
+  }
+  return fmt::format(
+      "an output has its shape {}, but XLA did not alias it (another argument took it, or its layout, "
+      "memory kind or sharding differs)",
+      shape);
+}
+
+std::string DroppedDonationFix(const ParameterFinding& p) {
+  if (!p.request || !p.request->dropped) return "";
+  if (*p.request->dropped == DroppedDonation::kNoOutputOfShape)
+    return "return an output with the argument's shape, dtype and sharding (out_shardings = its "
+           "in_shardings), "
+           "or do not donate it";
+  return "give that output the argument's sharding and memory kind, or do not donate it";
+}
+
+std::string DroppedDonationsLine(const ModuleCheck& m) {
+  std::vector<std::string> args;
+  int64_t bytes = 0;
+  for (const ParameterFinding& p : m.parameters) {
+    if (!p.request || !p.request->dropped) continue;
+    args.push_back(std::to_string(p.number));
+    bytes = SatAdd(bytes, p.bytes.value_or(0));
+  }
+  if (args.empty()) return "";
+  bool one = args.size() == 1;
+  return fmt::format(
+      "argument{} {} ({}{}) {} donated, but XLA could not reuse {}: {} still needs its own buffer",
+      one ? "" : "s", fmt::join(args, ", "), HumanBytes(bytes), m.spmd.devices() > 1 ? " per device" : "",
+      one ? "was" : "were", one ? "it" : "them", one ? "it" : "each");
+}
+
+std::string DonationRequestSourceText(const ModuleCheck& m) {
+  if (m.donation_request_source.empty()) return "";
+  if (m.donation_request_source == "donate_argnums") return "JAX's donate_argnums";
+  if (m.donation_request_source == "buffer_donor") return "the module's buffer_donor";
+  return fmt::format("module before optimization: {}", Shown(m.donation_request_source));
+}
+
+}  // namespace hloscope
