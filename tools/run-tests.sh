@@ -13,7 +13,8 @@ ctest --preset dev -j2
 
 # The Python package, built from the same C++ (also puts `hloscope` on PATH).
 python3 -m pip install -q --no-build-isolation --disable-pip-version-check .
-HLOSCOPE_BIN="$PWD/build/dev/src/hloscope" python3 -m pytest -q tests/python
+# -rs: every skip with its reason (a compile-only package missing, a lock), so a skip is seen.
+HLOSCOPE_BIN="$PWD/build/dev/src/hloscope" python3 -m pytest -q -rs tests/python
 
 # The newest JAX too, where tools/install-deps.sh --newest-jax made its venv
 # (a Python 3.12 is needed; .ci/run asks for it): the package built again
@@ -23,7 +24,7 @@ if [[ -x $newest/bin/python ]]; then
   echo "hloscope: the Python suite again with $("$newest/bin/python" -c \
     'import sys, jax; print(f"JAX {jax.__version__} on Python {sys.version.split()[0]}")')"
   "$newest/bin/python" -m pip install -q --no-build-isolation --disable-pip-version-check .
-  HLOSCOPE_BIN="$PWD/build/dev/src/hloscope" "$newest/bin/python" -m pytest -q -p no:cacheprovider tests/python
+  HLOSCOPE_BIN="$PWD/build/dev/src/hloscope" "$newest/bin/python" -m pytest -q -rs -p no:cacheprovider tests/python
 else
   echo "hloscope: no newest-JAX venv ($newest): the Python suite ran with JAX 0.10.2 only" \
     "(bash tools/install-deps.sh --newest-jax adds it where a Python 3.12 is)"

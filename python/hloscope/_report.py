@@ -139,7 +139,12 @@ class Report:
         if isinstance(text, bytes):
             text = text.decode("utf-8", errors="replace")
         doc = json.loads(text)
-        modules = [ModuleReport.from_json(m) for m in doc.get("modules", [])]
+        try:
+            modules = [ModuleReport.from_json(m) for m in doc.get("modules", [])]
+        except (TypeError, AttributeError, KeyError) as e:
+            # A document of another shape (hand-edited, another tool's): the same kind of
+            # error json.loads gives for text that is not JSON, saying what was expected.
+            raise ValueError(f"not a check document (hloscope check --format json): {e}") from None
         report = cls(modules=modules, schema_version=doc.get("schema_version", 2),
                      notes=list(notes), _json=text, _text=rendered_text, _engine=_engine)
         for i, m in enumerate(modules):

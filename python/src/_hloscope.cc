@@ -37,6 +37,7 @@
 #include "hloscope/app/session.h"
 #include "hloscope/parser/dump_naming.h"
 #include "hloscope/report/check_document_reader.h"
+#include "hloscope/report/json_input.h"
 #include "hloscope/report/json_model.h"
 #include "hloscope/report/render_diff.h"
 #include "hloscope/report/render_fusions.h"
@@ -437,9 +438,14 @@ NB_MODULE(_hloscope, m) {
       [](const std::string& a_json, const std::string& b_json, const std::string& a_name,
          const std::string& b_name, const hloscope::GateOptions& gates,
          const hloscope::FindingFilter& filter) {
-        hloscope::Json a = hloscope::Json::parse(a_json, nullptr, false);
-        hloscope::Json b = hloscope::Json::parse(b_json, nullptr, false);
-        if (a.is_discarded() || b.is_discarded()) throw nb::value_error("diff: not JSON documents");
+        // Hostile documents (too deep, numbers out of range) raise ParseError, never crash.
+        constexpr std::string_view kWhat = "diff() compares check documents (Report.to_json())";
+        hloscope::Result<hloscope::Json> ra = hloscope::ParseJsonInput(a_json, a_name, kWhat);
+        if (!ra.ok()) throw DiagnosticError{ra.error()};
+        hloscope::Result<hloscope::Json> rb = hloscope::ParseJsonInput(b_json, b_name, kWhat);
+        if (!rb.ok()) throw DiagnosticError{rb.error()};
+        const hloscope::Json& a = *ra;
+        const hloscope::Json& b = *rb;
         hloscope::DiffResult result =
             hloscope::DiffDocuments(hloscope::ReadCheckDocument(a), hloscope::ReadCheckDocument(b), filter);
         std::vector<hloscope::Violation> regressions = hloscope::EvaluateDiffGates(result, gates, filter);

@@ -39,8 +39,17 @@ SourceFiles::SourceFiles(std::vector<std::string> roots) : roots_(std::move(root
 bool SourceFiles::Readable(const std::string& candidate) const {
   std::string real = RealPath(candidate);
   if (real.empty() || UnderSystemTree(real)) return false;
+  // Under a root, and not hidden there: a module someone sends you names
+  // its files, and with suffix matching `.git/config` or `.env` under the
+  // current directory would land in a page you then share.
   bool inside = false;
-  for (const std::string& root : real_roots_) inside |= real.compare(0, root.size(), root) == 0;
+  for (const std::string& root : real_roots_) {
+    if (real.compare(0, root.size(), root) != 0) continue;
+    bool hidden = false;
+    for (std::string_view c : PathComponents(std::string_view(real).substr(root.size())))
+      hidden |= c[0] == '.';
+    inside |= !hidden;
+  }
   if (!inside) return false;
   struct stat st;
   return ::stat(real.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_size <= kMaxSourceFileBytes;

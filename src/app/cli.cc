@@ -12,6 +12,7 @@
 #include <cstring>
 #include <filesystem>
 #include <memory>
+#include <new>
 #include <sstream>
 
 #include "command_line.h"
@@ -323,6 +324,12 @@ int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
     }
   } catch (const CLI::ParseError& e) {
     code = app.exit(e, cmd_out, cmd_err) == 0 ? kExitOk : kExitError;
+  } catch (const std::bad_alloc&) {
+    // An input larger than the memory it may use (ulimit -v, a container):
+    // a message and exit 2, not SIGABRT. What was mapped is released by now.
+    cmd_err << "hloscope: error: out of memory (the input needs more memory than this process may use; "
+               "docs/robustness.md gives the memory needed per input byte)\n";
+    code = kExitError;
   }
   bool written = out_filter.Finish() && cmd_out.good() && out.good();
   err_filter.Finish();

@@ -8,6 +8,7 @@
 #include "hloscope/app/commands.h"
 #include "hloscope/parser/dump_folder.h"
 #include "hloscope/report/check_document_reader.h"
+#include "hloscope/report/json_input.h"
 #include "hloscope/report/render_diff.h"
 #include "hloscope/report/wording.h"
 #include "hloscope/support/input_file.h"
@@ -63,15 +64,10 @@ Result<Json> LoadCheckDocument(const std::string& path, const DiffRequest& reque
   if (first == std::string_view::npos || text[first] != '{') return CheckHlo(path, request);
 
   // A JSON document: it must be hloscope's check document, of this schema.
-  Json doc;
-  try {
-    doc = Json::parse(text.begin(), text.end());
-  } catch (const Json::parse_error& e) {
-    // e.byte is 1-based: the byte after the last one read.
-    size_t at = e.byte > 0 ? std::min<size_t>(e.byte - 1, text.size()) : first;
-    return MakeDiagnostic(path, text, at,
-                          "not valid JSON (a baseline is the output of `hloscope check FILE --format json`)");
-  }
+  Result<Json> parsed =
+      ParseJsonInput(text, path, "a baseline is the output of `hloscope check FILE --format json`");
+  if (!parsed.ok()) return parsed.error();
+  Json doc = std::move(parsed).value();
   const Json& tool = doc.contains("tool") ? doc["tool"] : Json();
   const Json& command = doc.contains("command") ? doc["command"] : Json();
   if (!tool.is_string() || tool.get<std::string>() != "hloscope")

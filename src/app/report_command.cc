@@ -9,6 +9,7 @@
 #include "hloscope/analysis/line_facts.h"
 #include "hloscope/app/commands.h"
 #include "hloscope/report/wording.h"
+#include "hloscope/support/output_file.h"
 
 namespace hloscope {
 namespace {
@@ -57,28 +58,13 @@ int RunReportCommand(Session& session, const ReportRequest& request, std::ostrea
     WriteReport({&session}, request, out);
     return kExitOk;
   }
-  // Written whole to a temporary beside the target, then renamed: a
-  // failed run never leaves half a page where the last good one was.
-  std::string tmp = request.output_path + ".tmp";
-  {
-    std::ofstream file(tmp, std::ios::binary | std::ios::trunc);
-    if (!file) {
-      err << fmt::format("hloscope report: cannot write {}: {}\n", Shown(request.output_path),
-                         std::strerror(errno));
-      return kExitError;
-    }
-    WriteReport({&session}, request, file);
-    file.flush();
-    if (!file) {
-      err << fmt::format("hloscope report: writing {} failed\n", Shown(request.output_path));
-      std::remove(tmp.c_str());
-      return kExitError;
-    }
-  }
-  if (std::rename(tmp.c_str(), request.output_path.c_str()) != 0) {
-    err << fmt::format("hloscope report: cannot write {}: {}\n", Shown(request.output_path),
-                       std::strerror(errno));
-    std::remove(tmp.c_str());
+  // support/output_file.h: a regular file is replaced whole (a failed run
+  // never leaves half a page), a device or FIFO is written into, never
+  // replaced, and no link at a temporary name is followed.
+  std::ostringstream page;
+  WriteReport({&session}, request, page);
+  if (std::string why = WriteOutputFile(request.output_path, page.str()); !why.empty()) {
+    err << fmt::format("hloscope report: cannot write {}: {}\n", Shown(request.output_path), why);
     return kExitError;
   }
   return kExitOk;

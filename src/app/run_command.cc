@@ -24,6 +24,7 @@
 #include "hloscope/report/run_words.h"
 #include "hloscope/report/wording.h"
 #include "hloscope/support/human_bytes.h"
+#include "hloscope/support/output_file.h"
 #include "run_bootstrap.h"
 
 extern char** environ;
@@ -190,7 +191,8 @@ class DumpWatcher {
 // names; the compile time XLA puts before each name (microseconds)
 // keeps their dumps apart. --xla_dump_hlo_pass_re=spmd-partitioning adds
 // the module as the partitioner received it (a sharded module's re-shard
-// origins), unless the user gave their own pass regex.
+// origins), unless the user gave their own pass regex. The user's flags
+// that would keep modules out of the dump are overridden.
 // Without the buffer assignment: no XLA flags; the bootstrap
 // (run_bootstrap.h) first on PYTHONPATH writes each module's HLO to `dir`.
 std::vector<std::string> ChildEnvironment(const fs::path& dir, const fs::path& boot, bool dumps, bool sync) {
@@ -208,12 +210,20 @@ std::vector<std::string> ChildEnvironment(const fs::path& dir, const fs::path& b
   // The module before SPMD partitioning too (parser/dump_naming.h), for the
   // sharding behind each re-shard; a user's own pass regex is kept (it
   // would be replaced, not extended, by ours).
-  std::string pass_re = flags.find("--xla_dump_hlo_pass_re") == std::string::npos
-                            ? " --xla_dump_hlo_pass_re=spmd-partitioning"
-                            : "";
+  std::string extra = flags.find("--xla_dump_hlo_pass_re") == std::string::npos
+                          ? " --xla_dump_hlo_pass_re=spmd-partitioning"
+                          : "";
+  // A user's dump flags that would hide modules from the check are
+  // overridden (the last value wins): without them `run --fail` passed
+  // having checked nothing.
+  for (const auto& [flag, value] :
+       {std::pair{"--xla_dump_hlo_as_text", "true"}, std::pair{"--xla_dump_max_hlo_modules", "-1"},
+        std::pair{"--xla_dump_hlo_module_re", "\".*\""}, std::pair{"--xla_dump_disable_metadata", "false"}})
+    if (flags.find(flag) != std::string::npos) extra += fmt::format(" {}={}", flag, value);
   if (dumps)
-    env.push_back(fmt::format("XLA_FLAGS={}{}--xla_dump_to={} --xla_dump_include_timestamp=true{}", flags,
-                              flags.empty() ? "" : " ", dir.string(), pass_re));
+    // Quoted: XLA splits XLA_FLAGS at spaces outside double quotes.
+    env.push_back(fmt::format("XLA_FLAGS={}{}--xla_dump_to=\"{}\" --xla_dump_include_timestamp=true{}", flags,
+                              flags.empty() ? "" : " ", dir.string(), extra));
   else
     env.push_back(fmt::format("HLOSCOPE_RUN_HLO_DIR={}", dir.string()));
   if (sync) env.push_back(fmt::format("HLOSCOPE_RUN_SYNC_DIR={}", (boot / "sync").string()));
@@ -261,7 +271,18 @@ Folder DumpFolder(const RunRequest& request) {
       return Folder{{}, false, RunMessage(RunEvent::kKeepDumpsNotEmpty, request.keep_dumps)};
     return Folder{dir, false, ""};
   }
-  std::string tmpl = (fs::temp_directory_path() / "hloscope-run-XXXXXX").string();
+  // TMPDIR as the program will see it: absolute (the program may change
+  // directory), and one that does not exist is a message, not an uncaught
+  // filesystem error. A space is fine (XLA_FLAGS carries the path quoted);
+  // a double quote or a line break is not.
+  std::error_code ec;
+  fs::path base = fs::temp_directory_path(ec);
+  if (!ec) base = fs::absolute(base, ec);
+  if (ec) return Folder{{}, false, RunMessage(RunEvent::kNoTemporaryFolder, "", ec.message())};
+  if (base.string().find_first_of("\"\n\r") != std::string::npos)
+    return Folder{
+        {}, false, RunMessage(RunEvent::kNoTemporaryFolder, "", "TMPDIR holds a quote or a line break")};
+  std::string tmpl = (base / "hloscope-run-XXXXXX").string();
   if (!mkdtemp(tmpl.data()))
     return Folder{{}, false, RunMessage(RunEvent::kNoTemporaryFolder, "", std::strerror(errno))};
   return Folder{tmpl, true, ""};
@@ -356,9 +377,9 @@ int RunRunCommand(const RunRequest& request, std::ostream& out, std::ostream& er
   RenderRunSummary(watcher.records(), summary, err);
   if (!ended.empty()) err << RunMessage(RunEvent::kExited, "", ended) << "\n";
   if (!request.json_path.empty()) {
-    std::ofstream json(request.json_path, std::ios::binary | std::ios::trunc);
-    json << JsonText(RunJson(watcher.records(), request.command, code));
-    if (!json) {
+    // As report -o: support/output_file.h (a device stays a device).
+    if (!WriteOutputFile(request.json_path, JsonText(RunJson(watcher.records(), request.command, code)))
+             .empty()) {
       err << RunMessage(RunEvent::kCannotWrite, request.json_path) << "\n";
       if (code == 0) code = kExitError;
     }

@@ -419,6 +419,25 @@ TEST_F(HostileInputTest, SourceFilesAreReadOnlyUnderTheRoots) {
   EXPECT_EQ(link.out.find("root:"), std::string::npos);
 }
 
+// A module someone sends you names `.git/config` or `.env`: under the root,
+// but hidden, so never read into a page you then share.
+TEST_F(HostileInputTest, HiddenFilesUnderTheRootAreNotRead) {
+  fs::create_directories(dir_ / "proj" / ".git");
+  std::ofstream(dir_ / "proj" / ".git" / "config") << "[remote] url = secret-token@host\n";
+  std::ofstream(dir_ / "proj" / ".env") << "API_KEY=secret-token\n";
+  std::ofstream(dir_ / "proj" / "train.py") << "import jax\n# visible line\n";
+  std::string t =
+      "HloModule m\nENTRY %e (p: f32[1024]) -> f32[1024] {\n"
+      "  %p = f32[1024]{0} parameter(0), metadata={source_file=\"/home/x/.git/config\" source_line=1}\n"
+      "  %q = f32[1024]{0} negate(%p), metadata={source_file=\".env\" source_line=1}\n"
+      "  ROOT %c = f32[1024]{0} copy(%q), metadata={source_file=\"train.py\" source_line=2}\n}\n";
+  std::string file = Write("hidden.hlo", t);
+  CliRun r = Cli({"annotate", file, "--source-root", (dir_ / "proj").string()});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out.find("secret-token"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("visible line"), std::string::npos) << r.out;
+}
+
 // A destination that refuses every write: a full disk.
 class FullDisk : public std::streambuf {
  protected:

@@ -32,7 +32,8 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 DUMP_FIXTURE = r'''
 import os, re, shutil, sys
 hlo = sys.argv[1]
-folder = re.search(r"--xla_dump_to=(\S+)", os.environ["XLA_FLAGS"]).group(1)
+m = re.search(r'--xla_dump_to=(?:"([^"]*)"|(\S+))', os.environ["XLA_FLAGS"])  # XLA's quoting
+folder = m.group(1) if m.group(1) is not None else m.group(2)
 os.makedirs(folder, exist_ok=True)
 base = os.path.join(folder, "module_0001.jit_fixture.cpu_after_optimizations")
 ba = os.path.join(os.path.dirname(hlo), "buffer-assignment.txt")
