@@ -406,7 +406,7 @@ const HloInstruction* AllToAllBeside(const HloInstruction* copy) {
 std::optional<Match> LayoutChange(const Evidence& e) {
   if (e.copy.copy_class != CopyClass::kLayoutChange) return std::nullopt;
   if (const HloInstruction* a2a = AllToAllBeside(e.site.copy.instruction))
-    return Match{CauseRule::kReshardTranspose, LayoutFacts{e.ctx.At(a2a)}, {}};
+    return Match{CauseRule::kReshardTranspose, LayoutFacts{a2a}, {}};
   return Match{CauseRule::kLayoutChange, LayoutFacts{}, {}};
 }
 

@@ -190,11 +190,7 @@ struct FamilyWords {
         .Set("other_output", f.other_output ? ShapeIndexToString(*f.other_output) : "?")
         .Set("aliased_parameter", f.aliased_parameter ? std::to_string(*f.aliased_parameter) : "?");
   }
-  void operator()(const LayoutFacts& f) {
-    bool known = f.collective.instruction != nullptr;
-    w.Set("collective", known ? InstructionAtText(f.collective) : "?")
-        .Set("collective_name", known ? Name(f.collective.instruction) : "?");
-  }
+  void operator()(const LayoutFacts& f) { w.Set("collective", f.collective ? Name(f.collective) : "?"); }
   void operator()(const MemorySpaceFacts&) {}
 };
 

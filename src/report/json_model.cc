@@ -168,7 +168,7 @@ struct CauseFactsJson {
     auto layout = [](const Shape* s) { return s && s->layout ? Json(s->layout->raw) : Json(nullptr); };
     return {{"from_layout", layout(c.source_shape)},
             {"to_layout", layout(c.shape)},
-            {"collective", RefJson(f.collective.instruction)}};
+            {"collective", RefJson(f.collective)}};
   }
   Json operator()(const MemorySpaceFacts& f) const { return {{"from", f.from}, {"to", f.to}}; }
 };

@@ -78,8 +78,9 @@ TEST(BufferAssignmentMatchTest, AnotherModulesDumpIsRefusedOrHarmless) {
       std::vector<std::optional<bool>> theirs = Confirmations(m, b.ba);
       ASSERT_EQ(theirs.size(), own.size());
       for (size_t i = 0; i < own.size(); ++i)
-        if (theirs[i].has_value())
+        if (theirs[i].has_value()) {
           EXPECT_EQ(theirs[i], own[i]) << a.name << " checked with " << b.name << "'s dump";
+        }
     }
   }
   RecordProperty("refused", refused);

@@ -70,9 +70,10 @@ TEST_P(FixtureTest, VerdictsConfirmedByBufferAssignment) {
   // in the carry's own slice.
   for (const LoopFinding& l : check.loops)
     for (const LoopScaling& sc : l.scaling)
-      if (sc.kind == LoopScaling::Kind::kCarryRewritten)
+      if (sc.kind == LoopScaling::Kind::kCarryRewritten) {
         EXPECT_EQ(sc.confirmation.confirmed, std::optional<bool>(true))
             << l.loop->name() << " carry " << sc.carry << " rewritten by " << PositionText(sc.rewritten_by);
+      }
   for (const LoopFinding& l : check.loops) {
     if (l.trip_count && l.enclosing_loops.empty()) {
       EXPECT_TRUE(l.executions.has_value()) << l.loop->name();

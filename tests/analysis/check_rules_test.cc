@@ -20,7 +20,7 @@ using testing::RunsOn;
 
 // A while loop that writes one element per iteration into a buffer.
 std::string Loop(const std::string& header, const std::string& init) {
-  return testing::DusLoopModule({header, init});
+  return testing::DusLoopModule({.header = header, .init = init});
 }
 
 TEST(CheckRulesTest, DonatedLoopUpdateIsInPlaceWithNoCopy) {

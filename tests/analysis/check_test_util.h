@@ -90,9 +90,9 @@ inline std::string RunsOn(const UpdateFinding& u) { return u.runs_on ? Name(u.ru
 // `body_extra` goes into the body before its root, and the entry returns
 // `result_type` through `entry_tail` (by default the loop's buffer).
 struct DusLoop {
-  std::string header;
-  std::string init;
-  std::string body_extra;
+  std::string header = {};
+  std::string init = {};
+  std::string body_extra = {};
   std::string result_type = "f32[1024]";
   std::string entry_tail = "  ROOT %out = f32[1024]{0} get-tuple-element(%w), index=1\n";
 };

@@ -110,9 +110,10 @@ TEST(LoopGrowth, NestedWhileOrCondIsNotAFullRewriteOfTheOuterCarry) {
     ASSERT_TRUE(s.ok()) << p;
     for (const LoopFinding& l : (*s)->Analysis(0).check.loops)
       for (const LoopScaling& sc : l.scaling)
-        if (sc.bytes && *sc.bytes >= 1024)
+        if (sc.bytes && *sc.bytes >= 1024) {
           EXPECT_NE(sc.kind, LoopScaling::Kind::kCarryRewritten)
               << p << " " << l.loop->name() << " carry " << sc.carry;
+        }
   }
 }
 

@@ -14,7 +14,8 @@ using testing::ParseOne;
 
 // The loop's buffer is an argument the caller did not donate: XLA copies it.
 const std::string kNotDonated = testing::DusLoopModule(
-    {"", "  %cp = f32[1024]{0} copy(%buf)\n  %init = (s32[], f32[1024]{0}) tuple(%zero, %cp)"});
+    {.header = "",
+     .init = "  %cp = f32[1024]{0} copy(%buf)\n  %init = (s32[], f32[1024]{0}) tuple(%zero, %cp)"});
 
 std::vector<Violation> Gates(const ModuleCheck& c, std::string_view names, const GateOptions& base = {}) {
   GateOptions o = base;

@@ -171,9 +171,11 @@ struct OutputFacts {
 
 // kLayout: the layouts are the copy's shapes'.
 // kReshardTranspose: the all-to-all the transpose lays the data out for
-// (or out of): the re-shard it is part of.
+// (or out of): the re-shard it is part of. (A plain pointer: a payload
+// with an optional member made GCC 12 warn -Wmaybe-uninitialized on every
+// Match the variant holds.)
 struct LayoutFacts {
-  InstructionAt collective;
+  const HloInstruction* collective = nullptr;
 };
 
 // kMemorySpace: S(n) of the source and the destination.
