@@ -92,6 +92,13 @@ def analyze(x: Any, buffer_assignment: Any = None, *, allow_unoptimized: bool = 
         if not os.path.isfile(path):
             raise FileNotFoundError(f"no such HLO file: {path!r} (HLO text must contain a "
                                     "newline or start with 'HloModule')")
+        try:
+            path.encode("utf-8")
+        except UnicodeEncodeError:
+            # A file name that is not UTF-8 (os.fsdecode's surrogates): the engine takes UTF-8
+            # paths, so Python reads the file and names it with the undecodable bytes replaced.
+            shown = path.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+            return _text_report(_read_text(path), shown, ba_text, ba_path, require=require)
         if ba_text is not None:
             return _text_report(_read_text(path), path, ba_text, ba_path, require=require)
         return _report(_C.Session.open_file(path, None, buffer_assignment is None, require))

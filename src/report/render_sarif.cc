@@ -58,8 +58,11 @@ std::optional<std::string> UnderRoot(const std::string& file, const std::string&
   if (ec) return std::nullopt;
   std::string prefix = r.string();
   if (!prefix.empty() && prefix.back() != '/') prefix += '/';
-  if (file.size() > prefix.size() && file.compare(0, prefix.size(), prefix) == 0)
-    return file.substr(prefix.size());
+  // Lexically normal first: "ROOT/../../etc/x.py" starts with ROOT/ but is
+  // not under it, and a uri relative to SRCROOT must not climb out of it.
+  std::string normal = std::filesystem::path(file).lexically_normal().string();
+  if (normal.size() > prefix.size() && normal.compare(0, prefix.size(), prefix) == 0)
+    return normal.substr(prefix.size());
   return std::nullopt;
 }
 
@@ -73,7 +76,7 @@ Json ArtifactLocation(const std::string& file, const SarifOptions& options) {
       return loc;
     }
   }
-  loc["uri"] = PathToUri(file);
+  loc["uri"] = PathToUri(std::filesystem::path(file).lexically_normal().string());
   return loc;
 }
 

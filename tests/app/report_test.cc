@@ -171,6 +171,27 @@ TEST(Sarif, SarifRootMakesPathsRelativeToTheRepository) {
   EXPECT_EQ(doc["runs"][0]["originalUriBaseIds"]["SRCROOT"]["uri"], "file:///work/main/");
 }
 
+// A module someone sends you may name "ROOT/../../etc/x.py": its uri is
+// not made relative to SRCROOT (it would climb out of the repository).
+TEST(Sarif, AUriNeverClimbsOutOfTheSourceRoot) {
+  std::filesystem::path file = std::filesystem::temp_directory_path() / "hloscope_sarif_climb.hlo";
+  std::ofstream(file) << "HloModule m\nENTRY %e (p: f32[1024], i: s32[]) -> f32[1024] {\n"
+                         "  %p = f32[1024]{0} parameter(0)\n  %i = s32[] parameter(1)\n"
+                         "  %cp = f32[1024]{0} copy(%p)\n  %c = f32[1]{0} constant({1})\n"
+                         "  ROOT %d = f32[1024]{0} dynamic-update-slice(%cp, %c, %i), "
+                         "metadata={source_file=\"/work/main/../../etc/x.py\" source_line=3}\n}\n";
+  nlohmann::json doc = Sarif(
+      {"check", file.string(), "--format", "sarif", "--sarif-root", "/work/main", "--allow-unoptimized"});
+  std::filesystem::remove(file);
+  ASSERT_FALSE(doc["runs"][0]["results"].empty()) << doc.dump();
+  for (const nlohmann::json& res : doc["runs"][0]["results"])
+    for (const nlohmann::json& loc : res["locations"]) {
+      const nlohmann::json& art = loc["physicalLocation"]["artifactLocation"];
+      EXPECT_FALSE(art.contains("uriBaseId")) << art.dump();
+      EXPECT_EQ(art["uri"].get<std::string>().find(".."), std::string::npos) << art.dump();
+    }
+}
+
 TEST(Sarif, NonDonatedArgumentsAreWarningsOutsideLoopsToo) {
   nlohmann::json doc =
       Sarif({"check", (kRoot / "tests/fixtures/jax/at_set_not_donated/module.hlo.txt").string(), "--format",

@@ -141,3 +141,13 @@ def test_run_overrides_the_users_dump_flags_that_would_hide_modules(hloscope_bin
                        text=True, env=env, timeout=300)
     assert r.returncode == 0, r.stderr[-2000:]
     assert "hloscope run: 0 compilations" not in r.stderr and "compilations of" in r.stderr, r.stderr[-2000:]
+
+
+def test_a_file_name_that_is_not_utf8_is_read_not_a_type_error(tmp_path):
+    hloscope = pytest.importorskip("hloscope")
+    name = os.path.join(os.fsencode(tmp_path), b"\xff.hlo.txt")
+    with open(FIXTURE, "rb") as src, open(name, "wb") as dst:
+        dst.write(src.read())
+    # (bytes given to analyze() are HLO text, so the name is given as Python decodes it.)
+    report = hloscope.analyze(os.fsdecode(name))
+    assert report.modules and report.modules[0].name == "jit_loop_dus_not_donated"
