@@ -80,7 +80,7 @@ LoopFinding AnalyzeLoop(const CheckContext& ctx, const HloInstruction* loop,
                         const std::vector<CollectiveFinding>& collectives);
 std::vector<ParameterFinding> FindParameters(const CheckContext& ctx);
 // Some leaf of the entry's result has `shape`'s dimensions and element type.
-bool HasOutputShaped(const HloComputation& entry, const Shape* shape);
+bool HasOutputShaped(const HloModule& module, const Shape* shape);
 // Parameter `p`'s donation as `requested` against what XLA kept.
 DonationRequest RequestedDonation(const HloModule& module, const ParameterFinding& p, bool requested);
 

@@ -150,8 +150,7 @@ std::optional<Match> EntryParameter(const Evidence& e) {
   f.parameter_index = e.src.index;
   f.donation = DonationOf(e.ctx.module(), s->parameter_number(), e.src.index);
   if (!IsWritableDonation(f.donation)) {
-    f.aliasable_output =
-        HasOutputShaped(*e.ctx.module().entry_computation(), s->shape().Subshape(e.src.index));
+    f.aliasable_output = HasOutputShaped(e.ctx.module(), s->shape().Subshape(e.src.index));
     return Match{CauseRule::kNonDonatedParameter, std::move(f), {}};
   }
   if (!e.readers.empty() && (e.feeds() || !e.outputs.empty()) && !OrderedBeforeTheUpdates(e))

@@ -18,4 +18,19 @@ DonationKind ParameterDonation(const HloModule& module, int64_t number) {
   return DonationKind::kNotDonated;
 }
 
+std::vector<const Shape*> EntryOutputLeaves(const HloModule& module) {
+  std::vector<const Shape*> leaves;
+  const HloComputation* entry = module.entry_computation();
+  if (!entry || !entry->root_instruction()) return leaves;
+  std::vector<const Shape*> work = {&entry->root_instruction()->shape()};
+  for (size_t i = 0; i < work.size() && i < 4096; ++i) {
+    if (work[i]->IsTuple()) {
+      for (const Shape* e : work[i]->tuple_shapes) work.push_back(e);
+    } else {
+      leaves.push_back(work[i]);
+    }
+  }
+  return leaves;
+}
+
 }  // namespace hloscope

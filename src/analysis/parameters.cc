@@ -55,17 +55,10 @@ std::vector<ParameterFinding> FindParameters(const CheckContext& ctx) {
 
 // Some leaf of the entry's result has `shape`'s dimensions and element type
 // (layouts and memory spaces aside): what a donated buffer can be reused for.
-bool HasOutputShaped(const HloComputation& entry, const Shape* shape) {
+bool HasOutputShaped(const HloModule& module, const Shape* shape) {
   if (!shape || !shape->IsArray()) return true;  // nothing to tell: do not withhold the hint
-  std::vector<const Shape*> work = {&entry.root_instruction()->shape()};
-  for (size_t i = 0; i < work.size() && i < 4096; ++i) {
-    const Shape* s = work[i];
-    if (s->IsTuple()) {
-      for (const Shape* e : s->tuple_shapes) work.push_back(e);
-    } else if (s->element_type == shape->element_type && s->dimensions == shape->dimensions) {
-      return true;
-    }
-  }
+  for (const Shape* s : EntryOutputLeaves(module))
+    if (s->element_type == shape->element_type && s->dimensions == shape->dimensions) return true;
   return false;
 }
 
@@ -77,7 +70,7 @@ DonationRequest RequestedDonation(const HloModule& module, const ParameterFindin
   // Another argument may have taken the only output of its shape; which one
   // XLA prefers is its pass's business, so name the shapes, not the winner.
   const Shape& shape = p.parameter->shape();
-  bool shaped = !shape.IsTuple() && HasOutputShaped(*module.entry_computation(), &shape);
+  bool shaped = !shape.IsTuple() && HasOutputShaped(module, &shape);
   r.dropped = shaped ? DroppedDonation::kOutputNotAliased : DroppedDonation::kNoOutputOfShape;
   return r;
 }

@@ -7,23 +7,29 @@ namespace hloscope {
 namespace {
 
 // The donation the module before optimization asks for: a flag per entry
-// parameter, set for those in its input_output_alias or buffer_donor (what
-// JAX's donate_argnums lowers to). Nothing when it does not read: the
-// request is then unknown, which is what the report says without it.
-std::optional<std::vector<bool>> DonationAskedIn(const std::string& path, const InputOptions& input) {
+// parameter of `module` (the optimized one: XLA keeps the entry's
+// parameters), set for those in its input_output_alias or buffer_donor
+// (what JAX's donate_argnums lowers to). Only its header is read (a module
+// before optimization is as large as the optimized one). Nothing when it
+// does not read or names a parameter `module` lacks: the request is then
+// unknown, which is what the report says without it.
+std::optional<std::vector<bool>> DonationAskedIn(const std::string& path, const HloModule& module,
+                                                 const InputOptions& input) {
   ParseOptions parse;
   parse.path = path;
   parse.input = input;
+  parse.header_only = true;
   Result<HloModuleGroup> before = ParseHloFile(path, parse);
-  if (!before.ok() || before->modules.size() != 1) return std::nullopt;
+  if (!before.ok() || before->modules.size() != 1 || !module.entry_computation()) return std::nullopt;
   const HloModule& m = *before->modules[0];
-  if (!m.entry_computation()) return std::nullopt;
-  std::vector<bool> asked(m.entry_computation()->parameters().size(), false);
-  auto mark = [&](int64_t n) {
-    if (n >= 0 && static_cast<size_t>(n) < asked.size()) asked[static_cast<size_t>(n)] = true;
-  };
-  for (const InputOutputAlias& a : m.input_output_aliases()) mark(a.parameter_number);
-  for (const BufferDonor& d : m.buffer_donors()) mark(d.parameter_number);
+  std::vector<bool> asked(module.entry_computation()->parameters().size(), false);
+  std::vector<int64_t> numbers;
+  for (const InputOutputAlias& a : m.input_output_aliases()) numbers.push_back(a.parameter_number);
+  for (const BufferDonor& d : m.buffer_donors()) numbers.push_back(d.parameter_number);
+  for (int64_t n : numbers) {
+    if (n < 0 || static_cast<size_t>(n) >= asked.size()) return std::nullopt;
+    asked[static_cast<size_t>(n)] = true;
+  }
   return asked;
 }
 
@@ -131,7 +137,8 @@ Result<std::unique_ptr<Session>> Session::Open(SessionRequest request) {
   } else if (request.find_donation_request && !from_text && request.path != "-" &&
              s->group_.modules.size() == 1) {
     if (std::optional<std::string> found = FindBeforeOptimizationsBeside(request.path))
-      if (std::optional<std::vector<bool>> asked = DonationAskedIn(*found, request.input)) {
+      if (std::optional<std::vector<bool>> asked =
+              DonationAskedIn(*found, *s->group_.modules[0], request.input)) {
         s->check_options_.donation_requested = std::move(asked);
         s->check_options_.donation_request_source = *found;
       }

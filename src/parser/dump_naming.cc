@@ -18,15 +18,18 @@ bool IsFixtureHlo(std::string_view name) {
   return std::find(std::begin(kFixtureHlo), std::end(kFixtureHlo), name) != std::end(kFixtureHlo);
 }
 
+// A non-empty run of decimal digits: a module id, a timestamp, a pass counter.
+bool AllDigits(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
 // --xla_dump_include_timestamp (hloscope run sets it) puts the compile time
 // before every file of the module: "TIMESTAMP.module_NNNN.…"; its length
 // with the dot, or 0.
 size_t TimestampLength(std::string_view file) {
   size_t dot = file.find('.');
-  if (dot == std::string_view::npos || dot == 0 || !file.substr(dot + 1).starts_with(kPrefix)) return 0;
-  bool digits = std::all_of(file.begin(), file.begin() + static_cast<std::ptrdiff_t>(dot),
-                            [](char c) { return c >= '0' && c <= '9'; });
-  return digits ? dot + 1 : 0;
+  if (dot == std::string_view::npos || !file.substr(dot + 1).starts_with(kPrefix)) return 0;
+  return AllDigits(file.substr(0, dot)) ? dot + 1 : 0;
 }
 
 }  // namespace
@@ -39,8 +42,7 @@ std::optional<DumpFileName> ParseDumpFileName(std::string_view file) {
   size_t dot = rest.find('.');
   if (dot == 0 || dot == std::string_view::npos) return std::nullopt;
   std::string_view digits = rest.substr(0, dot);
-  if (!std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
-    return std::nullopt;
+  if (!AllDigits(digits)) return std::nullopt;
   rest.remove_prefix(dot + 1);
   size_t name_end = rest.find('.');
   if (name_end == 0 || name_end == std::string_view::npos) return std::nullopt;
@@ -101,9 +103,7 @@ bool IsPrePartitionDumpOf(std::string_view candidate, std::string_view hlo_file)
   }
   // Then the pass dump's own counter: NNNN.
   size_t dot = rest.find('.');
-  return dot != std::string_view::npos && dot > 0 &&
-         std::all_of(rest.begin(), rest.begin() + static_cast<std::ptrdiff_t>(dot),
-                     [](char c) { return c >= '0' && c <= '9'; });
+  return dot != std::string_view::npos && AllDigits(rest.substr(0, dot));
 }
 
 std::string ModuleStem(const DumpFileName& module) {

@@ -35,8 +35,10 @@ HloModuleGroup HloParserImpl::Run() {
       if (!module_) StartModule(here);
       module_has_header_ = true;
       ParseModuleHeader();
+      if (options_.header_only) return std::move(group_);
       continue;
     }
+    if (options_.header_only) Error(here, "expected the 'HloModule' header");
     if (!module_) StartModule(here);
     bool table = false;
     for (std::string_view kw : {"FileNames", "FunctionNames", "FileLocations", "StackFrames"}) {
@@ -484,7 +486,7 @@ Result<HloModuleGroup> ParseSource(std::shared_ptr<const void> source, std::stri
       return MakeDiagnostic(options.path, text, f.offset, f.message);
     }
   }();
-  if (group.ok() && options.verify)
+  if (group.ok() && options.verify && !options.header_only)
     for (const auto& m : group->modules)
       if (std::optional<Diagnostic> d = VerifyModule(*m, options.path)) return *d;
   return group;

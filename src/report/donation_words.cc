@@ -5,6 +5,7 @@
 
 #include <vector>
 
+#include "hloscope/analysis/donation.h"
 #include "hloscope/report/wording.h"
 #include "hloscope/support/human_bytes.h"
 #include "hloscope/support/saturating.h"
@@ -15,14 +16,7 @@ namespace {
 // The entry result's array leaves, as XLA prints their shapes (no layout).
 std::vector<std::string> OutputShapes(const ModuleCheck& m) {
   std::vector<std::string> out;
-  std::vector<const Shape*> work = {&m.module->entry_computation()->root_instruction()->shape()};
-  for (size_t i = 0; i < work.size() && i < 4096; ++i) {
-    if (work[i]->IsTuple()) {
-      for (const Shape* e : work[i]->tuple_shapes) work.push_back(e);
-    } else {
-      out.push_back(work[i]->ToString(false));
-    }
-  }
+  for (const Shape* s : EntryOutputLeaves(*m.module)) out.push_back(s->ToString(false));
   return out;
 }
 

@@ -312,3 +312,31 @@ TEST(ModuleTest, DiagnosticsUseThePathOption) {
 
 }  // namespace
 }  // namespace hloscope
+
+namespace hloscope {
+namespace {
+
+// header_only: the header's attributes without reading the computations
+// (the donation request of a module before optimization).
+TEST(ModuleTest, HeaderOnlyReadsTheHeaderAndStopsThere) {
+  ParseOptions options;
+  options.header_only = true;
+  auto r = ParseHloText(std::string("HloModule m, buffer_donor={ (0, {}) }, input_output_alias={ {}: (2, {}, "
+                                    "may-alias) }\n\nENTRY e {\n  this is not HLO\n}\n"),
+                        options);
+  ASSERT_TRUE(r.ok()) << r.error().Format();
+  ASSERT_EQ(r->modules.size(), 1u);
+  const HloModule& m = *r->modules[0];
+  ASSERT_EQ(m.buffer_donors().size(), 1u);
+  EXPECT_EQ(m.buffer_donors()[0].parameter_number, 0);
+  ASSERT_EQ(m.input_output_aliases().size(), 1u);
+  EXPECT_EQ(m.input_output_aliases()[0].parameter_number, 2);
+  EXPECT_EQ(m.entry_computation(), nullptr);
+  // A module without a header has nothing to give.
+  auto headerless = ParseHloText(std::string("ENTRY e {\n  ROOT p = f32[4] parameter(0)\n}\n"), options);
+  ASSERT_FALSE(headerless.ok());
+  EXPECT_EQ(headerless.error().message, "expected the 'HloModule' header");
+}
+
+}  // namespace
+}  // namespace hloscope

@@ -14,6 +14,7 @@
 #define HLOSCOPE_ANALYSIS_DONATION_H_
 
 #include <cstdint>
+#include <vector>
 
 #include "hloscope/ir/module.h"
 
@@ -32,6 +33,11 @@ DonationKind DonationOf(const HloModule& module, int64_t number, const ShapeInde
 // The donation of any leaf of entry parameter `number` (an alias wins over
 // a donor).
 DonationKind ParameterDonation(const HloModule& module, int64_t number);
+
+// The array leaves of the entry's result, in order: what a donated buffer
+// can be reused for (XLA aliases a donation only with an output of the same
+// per-device shape and element type). Bounded for hostile tuples.
+std::vector<const Shape*> EntryOutputLeaves(const HloModule& module);
 
 // True when copy insertion may write into the argument's buffer.
 inline bool IsWritableDonation(DonationKind kind) { return kind == DonationKind::kInputOutputAlias; }

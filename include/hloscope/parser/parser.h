@@ -30,6 +30,12 @@ struct ParseOptions {
   // Reject what XLA's verifier rejects and the analyses cannot survive
   // (parser/verifier.h): operand and call cycles, mismatched structure.
   bool verify = true;
+  // Stop after the first module's `HloModule` header line: its attributes
+  // (input_output_alias, buffer_donor, entry_computation_layout, ...) with
+  // no computations, so a caller that needs only those neither reads nor
+  // holds the whole module (the donation request of a module before
+  // optimization). Not verified; a module without a header is an error.
+  bool header_only = false;
 };
 
 // All modules of one input, in order.
