@@ -15,6 +15,10 @@ import pytest
 # made every later test that compiles for one in a subprocess skip ("libtpu multi-process
 # lockfile"). JAX's own multi-process tests set this to let several processes load it.
 os.environ.setdefault("ALLOW_MULTIPLE_LIBTPU_LOAD", "1")
+# The compile-only CUDA plugin describes a GPU topology only with the CPU as JAX's platform; the
+# first test module to import jax decided it, so a selection of tests could fail where the whole
+# suite passed (this machine has no GPU or TPU to run on).
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
