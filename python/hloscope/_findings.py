@@ -246,6 +246,9 @@ class Update:
     in_place: bool = True  # the gates' rule, computed by the engine (analysis/policy.h)
     full_rewrite: bool = False
     runs_on: Optional[Position] = None
+    # In place after earlier updates of which the first runs on a copy (two writes into one KV
+    # cache): that copy, which serves them all once per run.
+    shares_copy: Optional[Position] = None
     # Sharded buffers: the collective that gathers the whole buffer so that this update can run
     # at a run-time index (in place on the local shard, the whole buffer moved every time).
     gathered_by: Optional[Ref] = None
@@ -274,7 +277,7 @@ class Update:
     @classmethod
     def from_json(cls, d: dict) -> "Update":
         return _from_dict(cls, d, convert={"source": Source.from_json, "runs_on": Position.from_json,
-                                           "gathered_by": Ref.from_json,
+                                           "shares_copy": Position.from_json, "gathered_by": Ref.from_json,
                                            "operand": Position.from_json, "output_index": list,
                                            "enclosing_loops": _list(Ref)})
 

@@ -150,6 +150,11 @@ std::optional<Match> EntryParameter(const Evidence& e) {
   f.parameter_index = e.src.index;
   f.donation = DonationOf(e.ctx.module(), s->parameter_number(), e.src.index);
   if (!IsWritableDonation(f.donation)) {
+    // JAX's eager jnp.copy / x.copy() compiles to a module of its own named
+    // jit_copy: its copy is the result the user called for (donating the
+    // argument would defeat it), not one XLA inserted.
+    if (e.ctx.module().name() == "jit_copy" && !e.feeds() && !e.outputs.empty())
+      return Match{CauseRule::kCopyRequested, std::move(f), {}};
     f.aliasable_output = HasOutputShaped(e.ctx.module(), s->shape().Subshape(e.src.index));
     return Match{CauseRule::kNonDonatedParameter, std::move(f), {}};
   }
@@ -169,34 +174,68 @@ bool MergedInitialValue(const HloPosition& v) {
          i->opcode() == HloOpcode::kIota;
 }
 
+// Every array the value `src` starts, directly or behind copies of it: the
+// carries of loops it initializes and the in-place updates that write into
+// it. False when something else reads it too (then the copy protects a
+// read: the read-after-update rules say so).
+bool ArraysStarted(const CheckContext& ctx, const HloPosition& src, SharedValueFacts* f) {
+  bool only_starts = true;
+  std::vector<HloPosition> pending = {src};
+  for (size_t i = 0; i < pending.size() && i < 64; ++i)
+    for (const HloUse& use : UsesOf(pending[i])) {
+      if (use.user->opcode() == HloOpcode::kWhile && use.operand_index.size() == 1) {
+        CarryStart start{use.user, use.operand_index[0]};
+        if (std::find(f->starts.begin(), f->starts.end(), start) == f->starts.end())
+          f->starts.push_back(start);
+        continue;
+      }
+      if (use.user->opcode() == HloOpcode::kCopy) {
+        pending.push_back({use.user, {}});
+        continue;
+      }
+      bool update = false;
+      for (const InPlacePair& pair : ctx.PairsOf(use.user))
+        if (pair.operand_number == use.operand_number && pair.operand_index == use.operand_index) {
+          UpdateSite site = CheckContext::SiteOf(use.user, pair);
+          if (std::find(f->updates.begin(), f->updates.end(), site) == f->updates.end())
+            f->updates.push_back(site);
+          update = true;
+          break;
+        }
+      if (!update) only_starts = false;
+    }
+  return only_starts;
+}
+
 // The copy starts a loop's state, and the value it copies starts other
 // carries too — of the same loop (XLA's CSE merges identical jnp.zeros /
 // broadcasts) or of sibling loops (two jax.random loops from one key):
 // every carry needs a buffer of its own (AddCopiesForWhile copies each
-// init), so all but one get a copy, once per run of the loops.
+// init), so all but one get a copy, once per run of the loops. Or the copy
+// feeds an in-place update and the value starts other updated arrays: the
+// same merge, with scatters (`jnp.zeros(n).at[i].set(x)` twice) — copy
+// insertion keeps the value intact for each update but one.
 std::optional<Match> SharedByCarries(const Evidence& e) {
-  SharedCarriesFacts f;
+  SharedValueFacts f;
   for (const HloUse& use : UsesOf(e.me))
     if (use.user->opcode() == HloOpcode::kWhile && use.operand_index.size() == 1) {
       f.loop = use.user;
       f.carry = use.operand_index[0];
       break;
     }
-  if (!f.loop) return std::nullopt;
-  // Every carry the value starts, directly or through copies of it.
-  std::vector<HloPosition> pending = {e.src};
-  for (size_t i = 0; i < pending.size() && i < 64; ++i)
-    for (const HloUse& use : UsesOf(pending[i])) {
-      if (use.user->opcode() == HloOpcode::kWhile && use.operand_index.size() == 1) {
-        CarryStart start{use.user, use.operand_index[0]};
-        if (std::find(f.starts.begin(), f.starts.end(), start) == f.starts.end()) f.starts.push_back(start);
-      } else if (use.user->opcode() == HloOpcode::kCopy) {
-        pending.push_back({use.user, {}});
-      }
-    }
-  if (f.starts.size() < 2) return std::nullopt;
+  bool feeds_update = !f.loop && e.feeds() && e.copy.feeds.front().kind == CopyFeed::Kind::kUpdate;
+  if (!f.loop && !feeds_update) return std::nullopt;
+  bool only_starts = ArraysStarted(e.ctx, e.src, &f);
   f.merged_initial_value = MergedInitialValue(e.src);
-  return Match{CauseRule::kSharedByCarries, std::move(f), {}};
+  if (f.loop) {
+    if (f.starts.size() < 2) return std::nullopt;
+    f.updates.clear();
+    return Match{CauseRule::kSharedByCarries, std::move(f), {}};
+  }
+  // An update: every other use of the value must start an array of its own
+  // too (a plain reader is a read-after-update).
+  if (!only_starts || f.starts.size() + f.updates.size() < 2) return std::nullopt;
+  return Match{CauseRule::kSharedByUpdates, std::move(f), {}};
 }
 
 int64_t MemorySpaceOf(const Shape* s) { return s && s->layout ? s->layout->memory_space : 0; }
@@ -446,6 +485,34 @@ Matcher MatcherOf(CauseFamily family) {
   return nullptr;
 }
 
+// A reader at its use, with the line of the code that reads: for a fusion,
+// the first fused instruction (behind bitcasts, reshapes and tuple
+// elements) that reads the operand and has a line. XLA keeps each fused
+// instruction's metadata, while the fusion's own is often the enclosing
+// `fori_loop`/`scan` call's, or absent.
+InstructionAt ReaderAt(const CheckContext& ctx, const HloUse& use) {
+  InstructionAt at = ctx.At(use.user);
+  const HloComputation* fused =
+      use.user->opcode() == HloOpcode::kFusion ? use.user->fused_computation() : nullptr;
+  const HloInstruction* operand = fused ? fused->parameter(use.operand_number) : nullptr;
+  if (!operand) return at;
+  std::vector<const HloInstruction*> pending = {operand};
+  for (size_t i = 0; i < pending.size() && i < 64; ++i)
+    for (const HloInstruction* user : pending[i]->users()) {
+      HloOpcode op = user->opcode();
+      if (op == HloOpcode::kBitcast || op == HloOpcode::kReshape || op == HloOpcode::kGetTupleElement) {
+        pending.push_back(user);
+        continue;
+      }
+      std::optional<SourceLocation> source = ctx.Source(user);
+      if (source && !source->file.empty() && source->via == SourceVia::kMetadata) {
+        at.source = std::move(source);
+        return at;
+      }
+    }
+  return at;
+}
+
 // The readers of the old contents: of the protected value and of every
 // copy in the chain, except the next link of the chain; and the non-copy
 // readers of copies made from this one (copy of a copy), which need the
@@ -457,7 +524,7 @@ std::vector<InstructionAt> OldContentReaders(const CheckContext& ctx, const HloP
   auto collect = [&](const HloPosition& value, const HloInstruction* next_link) {
     for (const HloUse& use : UsesOf(value)) {
       if (use.user == next_link || use.user->opcode() == HloOpcode::kCopy) continue;
-      if (seen.insert(use.user).second) readers.push_back(ctx.At(use.user));
+      if (seen.insert(use.user).second) readers.push_back(ReaderAt(ctx, use));
     }
   };
   collect(src, chain.back().instruction);
@@ -513,7 +580,13 @@ void ExplainCopy(const CheckContext& ctx, const CopySite& site, CopyFinding* cop
   CauseFacts& facts = copy->cause;
   facts = CauseFacts{};
   facts.in_loop = e.in_loop;
-  if (!copy->feeds.empty()) facts.feed = copy->feeds.front();
+  if (!copy->feeds.empty()) {
+    facts.feed = copy->feeds.front();
+    if (facts.feed->kind == CopyFeed::Kind::kUpdate && facts.feed->update.instruction) {
+      std::optional<SourceLocation> source = ctx.Source(facts.feed->update.instruction);
+      if (source && !source->file.empty()) facts.feed_source = std::move(source);
+    }
+  }
   // Layout copies need no dataflow evidence.
   if (copy->copy_class != CopyClass::kLayoutChange) {
     e.readers = OldContentReaders(ctx, me, src, chain);

@@ -16,12 +16,9 @@ SourceFacts SourceOf(const std::optional<DocSource>& s) {
   SourceFacts f{s->text, s->function, s->op_name, ""};
   // The path without the components JAX versions spell differently:
   // jit(NAME)/pjit(NAME) roots, and the call wrappers (jax_op_name.h).
-  std::string_view rest = f.op_name;
   bool first = true;
-  while (!rest.empty()) {
-    size_t slash = rest.find('/');
-    std::string_view part = rest.substr(0, slash);
-    rest = slash == std::string_view::npos ? std::string_view() : rest.substr(slash + 1);
+  for (std::string_view part : SplitOpNamePath(f.op_name)) {
+    if (part.empty()) continue;
     bool wrapper =
         IsCallWrapper(part) || (first && (part.rfind("jit(", 0) == 0 || part.rfind("pjit(", 0) == 0));
     first = false;

@@ -90,10 +90,12 @@ std::vector<LineFacts> CollectLineFacts(const SourceIndex& index, const Executio
       for (const InstructionAt& r : c.cause.readers) {
         const HloInstruction* reader = r.instruction;
         if (reader->opcode() == HloOpcode::kWhile || IsUpdateOf(c, reader)) continue;
-        std::optional<SourceLocation> loc = index.Of(*reader);
+        // The reading line the cause names (the fused instruction that
+        // reads the old buffer, copy_causes.cc), else the reader's own.
+        std::optional<SourceLocation> loc = r.source ? r.source : index.Of(*reader);
         if (!loc || loc->file.empty() || !spec.Matches(*loc)) continue;
         if (!scope.empty() && !scope.Matches(loc->op_name)) continue;
-        bucket(*loc).reads.push_back({reader, &c});
+        bucket(*loc).reads.push_back({reader, &c, loc});
       }
     }
   }

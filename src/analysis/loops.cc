@@ -279,6 +279,41 @@ LoopFinding AnalyzeLoop(const CheckContext& ctx, const HloInstruction* w,
   const HloComputation* body = w->while_body();
   if (!body) return l;
   l.carries = LoopCarries(ctx, w);
+  // The loop's buffer: the largest carry it touches at run-time positions
+  // (dynamic slices, gathers, in-place updates). Per-step state beside it —
+  // an environment's 2 KiB board next to a 4 MiB replay buffer, a counter —
+  // does not grow with the buffer even when the step indexes it and
+  // rewrites it whole, so the growth flags are raised only for arrays that
+  // are comparable to the buffer (at least 1/8 of its bytes) or share its
+  // longest dimension (a replay buffer's narrow `reward[capacity]` field
+  // beside `obs[capacity, 16]`): docs/analysis.md, "Loops".
+  const HloInstruction* param = body->parameter(0);
+  auto carry_shape = [&](int64_t j) -> const Shape* {
+    const Shape* state = param ? &param->shape() : nullptr;
+    if (!state || !state->IsTuple() || j < 0 || j >= static_cast<int64_t>(state->tuple_shapes.size()))
+      return nullptr;
+    return state->tuple_shapes[j];
+  };
+  auto longest = [](const Shape* shape) -> int64_t {
+    int64_t n = 0;
+    if (shape && !shape->IsTuple())
+      for (int64_t d : shape->dimensions) n = std::max(n, d);
+    return n;
+  };
+  int64_t buffer_bytes = 0, buffer_longest = 0;
+  for (int64_t j = 0; carry_shape(j); ++j) {
+    SliceAccess access;
+    int64_t bytes = ByteSizeOf(*carry_shape(j)).value_or(0);
+    if (bytes > buffer_bytes && access.Carry(body, j)) {
+      buffer_bytes = bytes;
+      buffer_longest = longest(carry_shape(j));
+    }
+  }
+  auto comparable = [&](const Shape* shape) {
+    std::optional<int64_t> bytes = shape ? ByteSizeOf(*shape) : std::nullopt;
+    if (!bytes) return false;
+    return SatMul(*bytes, 8) >= buffer_bytes || (buffer_longest > 1 && longest(shape) == buffer_longest);
+  };
   // Copies per iteration: copies whose enclosing loops include this while.
   // A copy runs once per iteration of this loop times the trip counts of
   // the loops between it and this one — whatever this loop's own trip count
@@ -302,14 +337,14 @@ LoopFinding AnalyzeLoop(const CheckContext& ctx, const HloInstruction* w,
       // The copy's array: the copy itself (an update on it), and what it
       // copies (a carry of this loop, or a value of the body).
       SliceAccess access;
-      s.grows_with_buffer = access.Of(c.copy.instruction) || access.OfPosition(c.copied_from);
+      s.grows_with_buffer =
+          (access.Of(c.copy.instruction) || access.OfPosition(c.copied_from)) && comparable(c.shape);
       l.scaling.push_back(s);
     }
   }
   l.copy_bytes_per_iteration = copy_bytes;
   int64_t rewrite = 0;
   const HloInstruction* root = body->root_instruction();
-  const HloInstruction* param = body->parameter(0);
   if (root->opcode() == HloOpcode::kTuple && param) {
     for (int64_t j = 0; j < root->operand_count(); ++j) {
       HloPosition d = DefiningPosition(root->operand(j), {});
@@ -334,7 +369,8 @@ LoopFinding AnalyzeLoop(const CheckContext& ctx, const HloInstruction* w,
         sc.bytes = b;
         SliceAccess access;
         sc.grows_with_buffer =
-            access.Carry(body, j) || SliceAccess::MaskedUpdate(d.instruction, HloPosition{param, {j}});
+            (access.Carry(body, j) || SliceAccess::MaskedUpdate(d.instruction, HloPosition{param, {j}})) &&
+            comparable(&s);
         ConfirmRewrite(ctx, d, HloPosition{param, {j}}, &sc.confirmation);
         l.scaling.push_back(sc);
       }
@@ -343,7 +379,6 @@ LoopFinding AnalyzeLoop(const CheckContext& ctx, const HloInstruction* w,
   l.rewrite_bytes_per_iteration = rewrite;
   // Collectives per iteration, as copies are counted.
   std::optional<int64_t> collective_bytes = 0;
-  std::optional<int64_t> largest_sliced;  // bytes of the largest carry the loop slices at run-time positions
   for (const CollectiveFinding& c : collectives) {
     if (std::find(c.enclosing_loops.begin(), c.enclosing_loops.end(), w) == c.enclosing_loops.end()) continue;
     std::optional<int64_t> runs = counts.RunsPerIteration(c.enclosing_loops, w);
@@ -364,20 +399,7 @@ LoopFinding AnalyzeLoop(const CheckContext& ctx, const HloInstruction* w,
     // cannot relate to a buffer: not claimed.
     if (!sc.grows_with_buffer && c.enclosing_loops.front() == w &&
         c.cause.cause != CollectiveCause::kReduction) {
-      const Shape& state = param->shape();
-      auto carry_bytes = [&](int64_t j) -> int64_t {
-        if (!state.IsTuple() || j < 0 || j >= static_cast<int64_t>(state.tuple_shapes.size())) return 0;
-        return ByteSizeOf(*state.tuple_shapes[j]).value_or(0);
-      };
-      if (!largest_sliced) {
-        largest_sliced = 0;
-        for (int64_t j = 0; state.IsTuple() && j < static_cast<int64_t>(state.tuple_shapes.size()); ++j) {
-          SliceAccess access;
-          if (access.Carry(body, j)) largest_sliced = std::max(*largest_sliced, carry_bytes(j));
-        }
-      }
-      for (int64_t j : CarriesMovedWhole(c, body))
-        sc.grows_with_buffer |= SatMul(carry_bytes(j), 8) >= *largest_sliced;
+      for (int64_t j : CarriesMovedWhole(c, body)) sc.grows_with_buffer |= comparable(carry_shape(j));
     }
     l.scaling.push_back(sc);
   }

@@ -68,12 +68,15 @@ SourceIndex::SourceIndex(const HloModule& module, const ModuleCheck* check, cons
     entry_of_[instr->id()] = id;
   }
 
-  // Copies without a line of their own: `check`'s attribution (the update
-  // that needed the copy, the copied value, the loop), the same everywhere.
+  // Copies: `check`'s attribution (their own line, or — where they have
+  // none, or one inherited from their operand or loop, as newer XLA gives
+  // them — the update that needed the copy, the copied value, the loop), so
+  // that check, where, annotate, the report and SARIF put every copy on one
+  // line (check.cc AttributeCopy is the one function that chooses it).
   if (check) {
     for (const CopyFinding& c : check->copies) {
       const HloInstruction* instr = c.copy.instruction;
-      if (HasLine(*instr) || !c.source || c.source->file.empty()) continue;
+      if (!c.source || c.source->file.empty()) continue;
       entry_of_[instr->id()] = Intern(fmt::format("c:{}", instr->id()), *c.source);
     }
   }

@@ -51,12 +51,29 @@ class UpdateFinder {
 
  private:
   void AddPairs(const HloInstruction* instr);
+  std::optional<HloPosition> CopyUnderChain(HloPosition value) const;
   void AddFusedUpdates(const HloInstruction* fusion);
   void ConfirmOutOfPlace(const HloInstruction* fusion, const ShapeIndex& out, UpdateFinding* u) const;
 
   const CheckContext& ctx_;
   std::vector<UpdateFinding> out_;
 };
+
+// The copy under a chain of in-place updates: back from `value` through
+// the updates that wrote it (each in place on the previous one's result)
+// to the first, when that one runs on a copy.
+std::optional<HloPosition> UpdateFinder::CopyUnderChain(HloPosition value) const {
+  for (int step = 0; step < 16 && value.instruction; ++step) {
+    const InPlacePair* pair = nullptr;
+    for (const InPlacePair& p : ctx_.PairsOf(value.instruction))
+      if (p.output_index == value.index && p.operand_number < value.instruction->operand_count()) pair = &p;
+    if (!pair) return std::nullopt;
+    HloPosition operand{value.instruction->operand(pair->operand_number), pair->operand_index};
+    if (const CopySite* copy = ctx_.CopyUnder(operand)) return copy->copy;
+    value = DefiningPosition(operand.instruction, operand.index);
+  }
+  return std::nullopt;
+}
 
 void UpdateFinder::AddPairs(const HloInstruction* instr) {
   bool fusion = instr->opcode() == HloOpcode::kFusion;
@@ -74,6 +91,7 @@ void UpdateFinder::AddPairs(const HloInstruction* instr) {
       u.copy_of = DefiningPosition(copy->source, copy->source_index);
     } else {
       u.verdict = UpdateVerdict::kInPlace;
+      u.shares_copy = CopyUnderChain(value);
     }
     u.full_rewrite = fusion && p.fused_update && FusionRewritesInFull(*instr, *p.fused_update);
     u.bytes_written = u.full_rewrite ? u.buffer_bytes : UpdateBytesOf(*u.site.instruction);

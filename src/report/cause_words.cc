@@ -22,11 +22,18 @@ namespace {
 std::string LayoutText(const Shape* s) { return s && s->layout ? "{" + s->layout->raw + "}" : "{}"; }
 
 // What the copy is for, as the object of "X is ...".
+// The update a copy feeds, at its line: "dynamic-update-slice.3 in
+// select_fusion at train.py:50" (the writer's line, as the reader's is).
+std::string FeedAtText(const CauseFacts& f) {
+  if (!f.feed) return "?";
+  return FeedText(*f.feed) + (f.feed_source ? " at " + SourceText(f.feed_source) : "");
+}
+
 std::string WhatText(const CauseFacts& f) {
   if (!f.feed) return "returned as an output";
   if (f.feed->kind == CopyFeed::Kind::kLoopState)
     return fmt::format("the initial loop state of {} and overwritten by the loop", f.feed->loop->name());
-  return fmt::format("updated in place ({})", FeedText(*f.feed));
+  return fmt::format("updated in place ({})", FeedAtText(f));
 }
 
 std::string FirstReader(const CauseFacts& f) {
@@ -100,7 +107,7 @@ WordArgs CommonWords(const CopyFinding& c) {
       .Set("src", PositionText(src))
       .Set("src_name", Name(src.instruction))
       .Set("what", WhatText(f))
-      .Set("feed", f.feed ? FeedText(*f.feed) : "?")
+      .Set("feed", FeedAtText(f))
       .Set("reader", FirstReader(f))
       .Set("total", HumanBytes(c.total_bytes))
       .Set("from_layout", LayoutText(c.source_shape))
@@ -144,7 +151,7 @@ struct FamilyWords {
         .Flag("unordered", !f.unordered_readers.empty())
         .Flag("several_unordered", f.unordered_readers.size() > 1);
   }
-  void operator()(const SharedCarriesFacts& f) {
+  void operator()(const SharedValueFacts& f) {
     bool one_loop =
         std::all_of(f.starts.begin(), f.starts.end(), [&](const CarryStart& s) { return s.loop == f.loop; });
     std::vector<std::string> carries;
@@ -155,6 +162,13 @@ struct FamilyWords {
                              : fmt::format("the state of several loops ({})", fmt::join(carries, ", ")))
         .Set("carry", std::to_string(f.carry))
         .Set("loop", Name(f.loop));
+    // kSharedByUpdates: the updates (and any carries) the value starts.
+    std::vector<std::string> started;
+    for (const UpdateSite& u : f.updates) started.push_back(std::string(u.owner()->name()));
+    for (const CarryStart& s : f.starts)
+      started.push_back(fmt::format("carry {} of {}", s.carry, Name(s.loop)));
+    w.Set("count", std::to_string(started.size()))
+        .Set("updates", fmt::format("{}", fmt::join(started, ", ")));
     w.Flag("merged", f.merged_initial_value);
   }
   void operator()(const StagedCarryFacts& f) {

@@ -388,42 +388,28 @@ std::vector<std::string> DescribeOpName(std::string_view op_name) {
   std::vector<std::string> scopes, transforms, jax_parts;
   std::string fn, primitive;
   std::vector<ScopeSegment> segs = SplitOpName(op_name);
-  // Walk the raw text again for the wrapper function names.
-  int depth = 0;
-  size_t start = 0;
-  std::vector<std::string_view> raw;
-  for (size_t i = 0; i <= op_name.size(); ++i) {
-    char c = i < op_name.size() ? op_name[i] : '/';
-    if (c == '(' || c == '[')
-      ++depth;
-    else if ((c == ')' || c == ']') && depth > 0)
-      --depth;
-    else if (c == '/' && depth == 0) {
-      raw.push_back(op_name.substr(start, i - start));
-      start = i + 1;
-    }
-  }
+  // The raw segments again, for the transformation names (jax_op_name.h).
+  std::vector<std::string_view> raw = SplitOpNamePath(op_name);
   for (size_t r = 0; r < raw.size(); ++r) {
-    std::string_view s = raw[r];
-    if (size_t b = s.find('['); b != std::string_view::npos && b > 0 && s.back() == ']') s = s.substr(0, b);
-    std::vector<std::string> wrappers;
-    while (!s.empty() && s.back() == ')') {
-      size_t open = s.find('(');
-      if (open == std::string_view::npos || open == 0) break;
-      wrappers.push_back(std::string(s.substr(0, open)));
-      s = s.substr(open + 1, s.size() - open - 2);
-    }
+    UnwrappedSegment u = UnwrapSegment(raw[r]);
+    std::string_view s = u.core;
+    std::vector<std::string> wrappers(u.transforms.begin(), u.transforms.end());
     bool last = r + 1 == raw.size();
-    if (r == 0 && !wrappers.empty() && (wrappers[0] == "jit" || wrappers[0] == "pjit") && !last) {
+    if (r == 0 && !wrappers.empty() && JaxTransformOf(wrappers[0]) == JaxTransform::kJit && !last) {
       fn = std::string(s);
       continue;
     }
     for (const std::string& w : wrappers) {
-      std::string what = w == "jvp"                  ? "jvp (the forward pass of jax.grad / jax.jvp)"
-                         : w == "transpose"          ? "transpose (the backward pass of jax.grad)"
-                         : w == "vmap"               ? "vmap (batched by jax.vmap)"
-                         : w == "jit" || w == "pjit" ? fmt::format("a nested jit of {}", s.empty() ? "?" : s)
-                                                     : w;
+      std::optional<JaxTransform> kind = JaxTransformOf(w);
+      std::string what = w == "jvp"                     ? "jvp (the forward pass of jax.grad / jax.jvp)"
+                         : w == "transpose"             ? "transpose (the backward pass of jax.grad)"
+                         : kind == JaxTransform::kBatch ? fmt::format("{} (batched by jax.{})", w, w)
+                         : kind == JaxTransform::kJit ? fmt::format("a nested jit of {}", s.empty() ? "?" : s)
+                         : kind == JaxTransform::kRemat ? fmt::format("{} (jax.checkpoint)", w)
+                         : kind == JaxTransform::kCustomRule
+                             ? fmt::format("{} (a custom_jvp/custom_vjp rule)", w)
+                         : kind == JaxTransform::kDistribute ? fmt::format("{} (run per device)", w)
+                                                             : w;
       if (std::find(transforms.begin(), transforms.end(), what) == transforms.end())
         transforms.push_back(what);
     }
@@ -436,7 +422,8 @@ std::vector<std::string> DescribeOpName(std::string_view op_name) {
     bool wrapper = false;
     for (const ScopeSegment& g : segs)
       if (g.name == seg.name && g.jax_wrapper) wrapper = true;
-    bool via_jit = !wrappers.empty() && (wrappers[0] == "jit" || wrappers[0] == "pjit");
+    bool via_jit = std::any_of(wrappers.begin(), wrappers.end(),
+                               [](const std::string& w) { return JaxTransformOf(w) == JaxTransform::kJit; });
     if (wrapper || via_jit) {
       if (std::find(jax_parts.begin(), jax_parts.end(), seg.name) == jax_parts.end())
         jax_parts.push_back(seg.name);

@@ -126,16 +126,19 @@ struct CauseFactsJson {
             {"output", f.output ? IndexJson(*f.output) : Json(nullptr)},
             {"unordered_readers", std::move(unordered)}};
   }
-  Json operator()(const SharedCarriesFacts& f) const {
+  Json operator()(const SharedValueFacts& f) const {
     Json starts = Json::array();
     for (const CarryStart& s : f.starts) {
       Json js = RefJson(s.loop);
       js["carry"] = s.carry;
       starts.push_back(std::move(js));
     }
+    Json updates = Json::array();
+    for (const UpdateSite& u : f.updates) updates.push_back(RefJson(u.owner()));
     return {{"loop", RefJson(f.loop)},
             {"carry", f.carry},
             {"starts", std::move(starts)},
+            {"updates", std::move(updates)},
             {"merged_initial_value", f.merged_initial_value}};
   }
   Json operator()(const StagedCarryFacts& f) const {
@@ -241,6 +244,7 @@ Json UpdateJson(const UpdateFinding& u) {
   j["in_place"] = IsInPlace(u);
   j["full_rewrite"] = u.full_rewrite;
   j["runs_on"] = u.runs_on ? PositionJson(*u.runs_on) : Json(nullptr);
+  j["shares_copy"] = u.shares_copy ? PositionJson(*u.shares_copy) : Json(nullptr);
   j["gathered_by"] = RefJson(u.gathered_by);
   j["operand"] = PositionJson(u.operand);
   j["reason"] = UpdateReason(u);

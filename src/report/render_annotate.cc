@@ -146,7 +146,8 @@ Json AnnotateModuleJson(const ModuleAnalysis& a, const std::vector<LineFacts>& f
     jl["updates"] = Json::array();
     for (const UpdateFinding* u : f.updates) jl["updates"].push_back(UpdateJson(*u));
     jl["reads"] = Json::array();
-    for (const LineRead& r : f.reads) jl["reads"].push_back(LineReadJson(r, a.sources().Of(*r.reader)));
+    for (const LineRead& r : f.reads)
+      jl["reads"].push_back(LineReadJson(r, r.source ? r.source : a.sources().Of(*r.reader)));
     Json kernels = Json::array();
     for (const HloInstruction* k : f.kernels) kernels.push_back(RefJson(k));
     jl["kernels"] = std::move(kernels);

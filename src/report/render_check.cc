@@ -122,6 +122,8 @@ void UpdatesSection(const ModuleCheck& m, std::ostream& out) {
   UserThenLibrary(m.updates, out, [&](const UpdateFinding& u) {
     std::string extra;
     if (u.runs_on) extra += fmt::format(" on {}", u.runs_on->instruction->name());
+    if (u.shares_copy)
+      extra += fmt::format(" after the update on {} (one copy for both)", u.shares_copy->instruction->name());
     if (u.full_rewrite) extra += " full-rewrite";
     if (u.confirmation.confirmed)
       extra += *u.confirmation.confirmed ? " ✓" : " ✗ CONTRADICTED by buffer assignment";

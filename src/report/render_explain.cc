@@ -94,8 +94,10 @@ ExplainSection TheKernel(const InstructionFacts& f) {
   std::string lines = FileLinesText(fs.lines);
   if (!lines.empty()) {
     std::string own = fs.source ? SourceText(*fs.source) : "";
-    k.lines.push_back(fmt::format("source lines fused into it: {} (XLA keeps only {} on the fusion)", lines,
-                                  own.empty() ? "none" : own));
+    k.lines.push_back(
+        own.empty()
+            ? fmt::format("source lines fused into it: {} (the fusion itself carries no line)", lines)
+            : fmt::format("source lines fused into it: {} (XLA keeps only {} on the fusion)", lines, own));
   }
   k.lines.push_back(fmt::format(
       "reads {}, writes {} per run (an in-place update writes only its update; slices read what they select)",
@@ -134,6 +136,13 @@ ExplainSection WhereItComesFrom(const InstructionFacts& f) {
           fmt::format("(metadata stack_frame_id={} → the module's StackFrames table; "
                       "hloscope shows the innermost frame in your code)",
                       md->stack_frame_id));
+  } else if (!md && f.kernel_summary && !FileLinesText(f.kernel_summary->lines).empty()) {
+    // A fusion of the user's code whose own metadata XLA's fusion passes
+    // did not carry over: not something XLA made up.
+    src.lines.push_back(fmt::format(
+        "no metadata on the fusion itself (XLA's fusion passes do not always carry it over); the code fused "
+        "into it comes from {}",
+        FileLinesText(f.kernel_summary->lines)));
   } else if (!md) {
     src.lines.push_back(
         "no metadata: XLA created this instruction itself (copy insertion, layout "

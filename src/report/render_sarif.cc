@@ -179,9 +179,23 @@ void WriteCheckSarif(const std::vector<const ModuleCheck*>& modules, const Sarif
       // in a loop, or one made inside library code.
       bool serious = grows || c.cause.cause == CopyCause::kNonDonatedParameter;
       std::string_view level = library || !serious ? "note" : "warning";
-      results.push_back(SarifResult(rules, fmt::format("copy/{}", CopyCauseName(c.cause.cause)), level,
-                                    message, c.source, c.instruction(), options, std::move(props),
-                                    &occurrences));
+      Json result = SarifResult(rules, fmt::format("copy/{}", CopyCauseName(c.cause.cause)), level, message,
+                                c.source, c.instruction(), options, std::move(props), &occurrences);
+      // The reads that force a read-after-update copy, at the lines that
+      // read (a code-review annotation there as well as at the write).
+      if (c.cause.cause == CopyCause::kReadAfterUpdate) {
+        Json related = Json::array();
+        for (const InstructionAt& r : c.cause.readers) {
+          if (!r.source || !r.source->has_line() || related.size() >= 8) continue;
+          Json loc = Location(r.source, r.instruction, options);
+          loc["id"] = related.size();
+          loc["message"] = {
+              {"text", Shown(fmt::format("{} reads the old contents here", r.instruction->name()))}};
+          related.push_back(std::move(loc));
+        }
+        if (!related.empty()) result["relatedLocations"] = std::move(related);
+      }
+      results.push_back(std::move(result));
     }
     for (const UpdateFinding& u : m->updates) {
       bool contradicted = u.confirmation.confirmed == false;

@@ -129,7 +129,8 @@ Json WhereToJson(const std::vector<WhereModule>& modules, const WhereQuery& quer
       jl["updates"] = Json::array();
       for (const UpdateFinding* u : f.updates) jl["updates"].push_back(UpdateJson(*u));
       jl["reads"] = Json::array();
-      for (const LineRead& r : f.reads) jl["reads"].push_back(LineReadJson(r, a.sources().Of(*r.reader)));
+      for (const LineRead& r : f.reads)
+        jl["reads"].push_back(LineReadJson(r, r.source ? r.source : a.sources().Of(*r.reader)));
       jl["instructions"] = Json::array();
       for (const LineInstruction& li : f.instructions) {
         Json j = RefJson(li.instruction);

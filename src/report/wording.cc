@@ -265,6 +265,9 @@ namespace {
 std::string UpdateText(const UpdateFinding& u) {
   std::string s = fmt::format("{}: {}", UpdateLabel(u.site), UpdateVerdictName(u.verdict));
   if (u.runs_on) s += fmt::format(" on {}", u.runs_on->instruction->name());
+  if (u.shares_copy)
+    s += fmt::format(" after the update on {} (the same copy serves both)",
+                     u.shares_copy->instruction->name());
   if (u.full_rewrite) s += " (rewrites the whole buffer)";
   s += fmt::format(", writes {} × {}", HumanBytes(u.bytes_written),
                    ExecutionsText(u.executions, u.executions_upper_bound));

@@ -555,5 +555,47 @@ TEST(ExploreExplain, GuidedReadingOfAModule) {
             "hloscope explain: no instruction or computation named 'no-such-instruction' in nested_fori\n");
 }
 
+// A fusion of the user's code that XLA's fusion passes left without
+// metadata of its own: not "created by XLA itself", and no "keeps only none".
+TEST(ExploreExplain, AUserFusionWithoutMetadataIsTheUsersCode) {
+  auto session = ParseText(R"(HloModule m
+
+%fused (p: f32[8]) -> f32[8] {
+  %p = f32[8]{0} parameter(0)
+  %c = f32[] constant(2)
+  %b = f32[8]{0} broadcast(%c), dimensions={}
+  ROOT %m = f32[8]{0} multiply(%p, %b), metadata={op_name="jit(f)/vmap(jit(_scale))/mul" source_file="f.py" source_line=5}
+}
+
+ENTRY %main (x: f32[8]) -> f32[8] {
+  %x = f32[8]{0} parameter(0)
+  ROOT %fusion = f32[8]{0} fusion(%x), kind=kLoop, calls=%fused
+}
+)");
+  ASSERT_TRUE(session);
+  ModuleAnalysis& a = session->Analysis(0);
+  a.EnsureSources();
+  Explanation e = ExplainInstruction(a, FactsOf(a, *Named(a.module, "fusion")));
+  std::ostringstream out;
+  RenderExplanationText(e, out);
+  std::string text = out.str();
+  EXPECT_NE(text.find("source lines fused into it: f.py:5 (the fusion itself carries no line)"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(
+      text.find("no metadata on the fusion itself (XLA's fusion passes do not always carry it over); the "
+                "code fused into it comes from f.py:5"),
+      std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("keeps only none"), std::string::npos) << text;
+  EXPECT_EQ(text.find("created this instruction itself"), std::string::npos) << text;
+
+  // The fused multiply's op_name: a vmapped private helper, in words.
+  Explanation m = ExplainInstruction(a, FactsOf(a, *Named(a.module, "m")));
+  std::ostringstream mout;
+  RenderExplanationText(m, mout);
+  EXPECT_NE(mout.str().find("vmap (batched by jax.vmap)"), std::string::npos) << mout.str();
+}
+
 }  // namespace
 }  // namespace hloscope

@@ -98,7 +98,7 @@ TEST(ProgramCausesTest, OneValueStartsSeveralCarries) {
   ASSERT_TRUE(c);
   EXPECT_EQ(c->cause.rule, CauseRule::kSharedByCarries);
   EXPECT_EQ(c->cause.cause, CopyCause::kSharedValue);
-  const SharedCarriesFacts* f = c->cause.As<SharedCarriesFacts>();
+  const SharedValueFacts* f = c->cause.As<SharedValueFacts>();
   ASSERT_TRUE(f);
   ASSERT_EQ(f->starts.size(), 2u);
   EXPECT_EQ(f->starts[0].carry, 1);
@@ -185,6 +185,65 @@ ENTRY %main (buf: f32[64]) -> f32[64] {
   EXPECT_EQ(CarryLabel(c), "carry 1 (state.buf['x'])");
   EXPECT_EQ(CarryOriginText(c), "from argument 0 (state.buf['x']); updated by ua (t.py:7)");
   EXPECT_EQ(CarryName(check.loops[0].carries[0]), "");  // the counter starts from a constant
+}
+
+// One broadcast (two jnp.zeros merged by CSE) copied apart for two
+// scatters that each write in place: shared-by-updates, with the update's
+// line; a plain reader of the zeros as well makes it a read instead.
+constexpr char kMergedZeros[] = R"(
+HloModule m
+%add (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %s = f32[] add(%a, %b)
+}
+ENTRY %main (idx: s32[4,1], v: f32[4]) -> (f32[64], f32[64]) {
+  %idx = s32[4,1]{1,0} parameter(0)
+  %v = f32[4]{0} parameter(1)
+  %zero = f32[] constant(0)
+  %z = f32[64]{0} broadcast(%zero), dimensions={}
+  %ca = f32[64]{0} copy(%z)
+  %cb = f32[64]{0} copy(%z)
+  %sa = f32[64]{0} scatter(%ca, %idx, %v), update_window_dims={}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=%add, metadata={op_name="jit(f)/scatter-add" source_file="f.py" source_line=3}
+  %sb = f32[64]{0} scatter(%cb, %idx, %v), update_window_dims={}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=%add, metadata={op_name="jit(f)/scatter-add" source_file="f.py" source_line=4}
+  ROOT %r = (f32[64]{0}, f32[64]{0}) tuple(%sa, %sb)
+}
+)";
+
+TEST(ProgramCausesTest, MergedZerosCopiedApartForSeveralUpdates) {
+  auto m = ParseOne(kMergedZeros);
+  ASSERT_TRUE(m);
+  ModuleCheck check = Check(*m);
+  for (const char* name : {"ca", "cb"}) {
+    const CopyFinding* c = FindCopy(check, name);
+    ASSERT_TRUE(c) << name;
+    EXPECT_EQ(c->cause.cause, CopyCause::kSharedValue) << name;
+    EXPECT_EQ(c->cause.rule, CauseRule::kSharedByUpdates) << name;
+    const auto* f = c->cause.As<SharedValueFacts>();
+    ASSERT_TRUE(f);
+    EXPECT_EQ(f->loop, nullptr);
+    ASSERT_EQ(f->updates.size(), 2u);
+    EXPECT_TRUE(f->merged_initial_value);
+    EXPECT_EQ(CauseHint(*c).rfind("nothing to do: this is one buffer per update", 0), 0u) << CauseHint(*c);
+  }
+  EXPECT_EQ(CauseDetail(*FindCopy(check, "cb")),
+            "z starts 2 arrays that are each updated in place (sa, sb): each needs a buffer of its own (XLA "
+            "merges identical initial values such as jnp.zeros of one shape), so it copies the value for sb "
+            "at f.py:4");
+
+  // A reader of the old zeros besides the updates: the copy protects a read.
+  std::string text = kMergedZeros;
+  text.replace(
+      text.find("ROOT %r = (f32[64]{0}, f32[64]{0}) tuple(%sa, %sb)"), 50,
+      "%neg = f32[64]{0} negate(%z)\n  ROOT %r = (f32[64]{0}, f32[64]{0}, f32[64]{0}) tuple(%sa, %sb, "
+      "%neg)");
+  text.replace(text.find("-> (f32[64], f32[64]) {"), 24, "-> (f32[64], f32[64], f32[64]) {");
+  m = ParseOne(text);
+  ASSERT_TRUE(m);
+  check = Check(*m);
+  const CopyFinding* c = FindCopy(check, "cb");
+  ASSERT_TRUE(c);
+  EXPECT_NE(c->cause.rule, CauseRule::kSharedByUpdates);
 }
 
 }  // namespace

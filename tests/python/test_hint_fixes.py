@@ -224,13 +224,15 @@ def test_every_rule_with_a_hint_has_a_case_or_a_reason():
     covered = {n.split("/")[0] for n in CASES} | {r for case in CASES.values() for r in case[3]}
     # carry-permuted: tests/python/test_collectives.py; reshard-transpose:
     # tests/python/test_reshard_transpose.py (a sharded TPU compile).
-    elsewhere = {"carry-permuted", "reshard-transpose"}
+    # shared-by-updates: tests/python/test_shared_by_updates.py (its one fix, donated arguments).
+    elsewhere = {"carry-permuted", "reshard-transpose", "shared-by-updates"}
     without_program = {"carry-passed-on-live", "output-aliasing", "output-passthrough", "constant-returned",
                        "layout-change", "read-after-loop-init", "output-duplicated"}
     # carry-staged: TPU's memory-space assignment staging a carry; the
     # program without the read (replay_row_write_only, the read-after-update
     # fix) still stages it (tests/fixtures/jax-tpu-v5e*), so no hint is given.
-    no_hint = {"memory-space-move", "branch-result", "carry-staged", "none"}
+    # copy-requested: the user's own eager jnp.copy (tests/python/test_run.py).
+    no_hint = {"memory-space-move", "branch-result", "carry-staged", "none", "copy-requested"}
     with open(os.path.join(REPO, "docs", "schema", "common.schema.json")) as f:
         rules = set(json.load(f)["$defs"]["copy"]["properties"]["cause_rule"]["enum"])
     assert rules - covered - elsewhere - without_program - no_hint == set()

@@ -167,3 +167,19 @@ def test_raise_raises_in_the_compiling_call(hloscope_bin, tmp_path, dumps):
     fixed = run(hloscope_bin, tmp_path, "--fixed", demo=("--small", "2"), opts=opts)
     assert fixed.returncode == 0, fixed.stderr
     assert "trained" in fixed.stdout
+
+
+def test_the_users_own_eager_copy_gets_no_donation_hint(hloscope_bin, tmp_path):
+    """`jnp.copy(x)` / `x.copy()` called eagerly compile to JAX's jit_copy: the copy is the result
+    asked for. Telling the user to donate its argument (the hint before) would defeat it."""
+    prog = tmp_path / "eager.py"
+    prog.write_text("import jax.numpy as jnp\nx = jnp.ones((512, 512))\ny = jnp.copy(x)\nz = x.copy()\n"
+                    "print(float(y[0, 0] + z[1, 1]))\n")
+    env = dict(os.environ, TMPDIR=str(tmp_path), JAX_PLATFORMS="cpu")
+    env.pop("XLA_FLAGS", None)
+    r = subprocess.run([hloscope_bin, "run", "--fail", "--", sys.executable, str(prog)],
+                       capture_output=True, text=True, env=env, timeout=600)
+    assert r.returncode == 0, r.stderr
+    assert "jit_copy: 1 copy" in r.stderr
+    assert "cause: output-passthrough — the program is JAX's eager copy" in r.stderr
+    assert "hint:" not in r.stderr and "donate_arg" not in r.stderr

@@ -25,7 +25,7 @@ CausePayload PayloadOf(CauseFamily family) {
     case CauseFamily::kParameter:
       return ParameterFacts{};
     case CauseFamily::kShared:
-      return SharedCarriesFacts{};
+      return SharedValueFacts{};
     case CauseFamily::kStaged:
       return StagedCarryFacts{};
     case CauseFamily::kRead:

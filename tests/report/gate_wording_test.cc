@@ -31,7 +31,8 @@ TEST(GateWordingTest, AnUndonatedCopyNamesTheUpdatesOnIt) {
   std::string text = ViolationText(v[0]);
   EXPECT_NE(
       text.find("cp f32[1024]{0} outside any loop moves 4.0 KiB × 1 = 4.0 KiB per call at train.py:41 — "
-                "non-donated-parameter: argument 0 (buf) is updated in place (dus in upd) but not donated"),
+                "non-donated-parameter: argument 0 (buf) is updated in place (dus in upd at train.py:41) but "
+                "not donated"),
       std::string::npos)
       << text;
   EXPECT_NE(

@@ -49,7 +49,7 @@ enum class CauseFamily : uint8_t {
   kBranch,       // BranchFacts
   kConstant,     // ConstantFacts
   kParameter,    // ParameterFacts
-  kShared,       // SharedCarriesFacts
+  kShared,       // SharedValueFacts
   kStaged,       // StagedCarryFacts
   kRead,         // ReadFacts
   kCarry,        // CarryFacts

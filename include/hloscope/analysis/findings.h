@@ -115,16 +115,20 @@ struct ParameterFacts {
   bool aliasable_output = true;
 };
 
-// kShared: the value starts several carries (of one loop, or of several).
 struct CarryStart {
   const HloInstruction* loop = nullptr;
   int64_t carry = 0;
   bool operator==(const CarryStart&) const = default;
 };
-struct SharedCarriesFacts {
-  const HloInstruction* loop = nullptr;  // the loop whose carry this copy starts
+// kShared: the value starts several arrays that each need a buffer of
+// their own: carries (of one loop, or of several) or in-place updates.
+struct SharedValueFacts {
+  const HloInstruction* loop = nullptr;  // the loop whose carry this copy starts; nullptr: it feeds an update
   int64_t carry = 0;
   std::vector<CarryStart> starts;  // every carry the value starts
+  // Every in-place update the value starts (directly or behind a copy), in
+  // use order: kSharedByUpdates.
+  std::vector<UpdateSite> updates;
   // The value is one XLA may have merged from identical ones (a broadcast,
   // constant or iota: jnp.zeros).
   bool merged_initial_value = false;
@@ -185,7 +189,7 @@ struct MemorySpaceFacts {
 };
 
 using CausePayload =
-    std::variant<std::monostate, BranchFacts, ConstantFacts, ParameterFacts, SharedCarriesFacts,
+    std::variant<std::monostate, BranchFacts, ConstantFacts, ParameterFacts, SharedValueFacts,
                  StagedCarryFacts, ReadFacts, CarryFacts, OutputFacts, LayoutFacts, MemorySpaceFacts>;
 
 struct CauseFacts {
@@ -198,6 +202,9 @@ struct CauseFacts {
   std::vector<InstructionAt> readers;
   // What the copy feeds first; nullopt: it is only returned.
   std::optional<CopyFeed> feed;
+  // The line of the update it feeds (the writer's own metadata, inside a
+  // fusion too); nullopt for a loop state or an update without a line.
+  std::optional<SourceLocation> feed_source;
   // The copy runs inside a loop (for "every iteration").
   bool in_loop = false;
   // The family's facts (monostate: no rule matched).
@@ -293,6 +300,10 @@ struct UpdateFinding {
   // the value that copy was made from.
   std::optional<HloPosition> runs_on;
   HloPosition copy_of;
+  // kInPlace, writing into the result of earlier in-place updates of which
+  // the first runs on a copy (two writes into one KV cache): that copy —
+  // one copy per run serves them all.
+  std::optional<HloPosition> shares_copy;
   // The buffer value written into (in place); for out-of-place fused
   // updates the operand computed inside the kernel.
   HloPosition operand;

@@ -8,6 +8,7 @@
 
 #include <optional>
 #include <string_view>
+#include <vector>
 
 namespace hloscope {
 
@@ -26,6 +27,34 @@ std::optional<JaxWrapper> JaxWrapperOf(std::string_view segment);
 // (closed_call in 0.10, eval_jaxpr in 0.12; remat, checkpoint): what diff
 // leaves out of a scope path so that two JAX versions' findings match.
 bool IsCallWrapper(std::string_view segment);
+
+// The segments of an op_name path, split at the '/'s outside brackets
+// ("transpose(jvp(f))", "reduce_sum[axes=(0,)]" stay whole).
+std::vector<std::string_view> SplitOpNamePath(std::string_view op_name);
+
+// A segment with its transformation chain unwrapped, outermost first:
+// "vmap(jit(_threefry_split))" is {"vmap", "jit"} around "_threefry_split";
+// "transpose(jvp(encoder))" is {"transpose", "jvp"} around "encoder". A
+// primitive's parameters ("reduce_sum[axes=(0,)]") are dropped.
+struct UnwrappedSegment {
+  std::vector<std::string_view> transforms;
+  std::string_view core;
+};
+UnwrappedSegment UnwrapSegment(std::string_view segment);
+
+// The transformations JAX wraps around a function's name (jit, vmap, pmap,
+// shard_map, jvp, transpose, checkpoint, custom_jvp/vjp...): one list, read
+// by library grouping, explain and the scope filter. nullopt for a name that
+// is not one (a user's function called like a transformation).
+enum class JaxTransform : uint8_t { kJit, kBatch, kDistribute, kDifferentiate, kRemat, kCustomRule };
+std::optional<JaxTransform> JaxTransformOf(std::string_view name);
+
+// The first segment below the program's own root that is a function JAX
+// jitted for itself — a private helper whose name starts with '_' under a
+// jit at any depth of its transformation chain: "jit(_normal)",
+// "vmap(jit(_threefry_split))", "transpose(jvp(jit(_logsumexp)))" — or ""
+// when there is none. The root (the user's jit(_step)) never counts.
+std::string_view PrivateJitHelper(std::string_view op_name);
 
 }  // namespace hloscope
 

@@ -35,6 +35,9 @@ struct LineInstruction {
 struct LineRead {
   const HloInstruction* reader = nullptr;
   const CopyFinding* copy = nullptr;
+  // The reading line the copy's cause names (inside a fusion: the fused
+  // instruction that reads the old buffer).
+  std::optional<SourceLocation> source;
 };
 
 struct LineFacts {

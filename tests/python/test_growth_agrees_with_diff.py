@@ -1,0 +1,111 @@
+"""A loop's "grows with buffer size" flag agrees with the two-size `diff`, and cites what grows.
+
+Only the storage buffer is made 4× larger between two compiles of each program. `check` on the
+larger one flags a loop exactly when `diff` of the two sizes finds that loop's per-iteration
+bytes growing, and every array the flag cites has another shape at the other size. Before, per-step
+state that the step indexes and rewrites whole (an environment's board, a 768 B position array)
+was flagged beside a replay buffer while `diff` said "nothing scales" (issue 30).
+"""
+import json
+import os
+import subprocess
+import warnings
+
+import pytest
+
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
+jax = pytest.importorskip("jax")
+jnp = jax.numpy
+
+
+def env_beside_storage(n):
+    """An environment steps its own small state; the step is stored in place in a replay buffer."""
+    def rollout(storage, board, pos):
+        def body(i, c):
+            storage, board, pos = c
+            p = pos[i % pos.shape[0]]
+            board = board * 0.99 + 0.01
+            board = board.at[p // 8, p % 8].set(2.0)
+            pos = pos.at[i % pos.shape[0]].set((p + 7) % 64)
+            return storage.at[i % storage.shape[0]].set(board), board, pos
+        return jax.lax.fori_loop(0, 256, body, (storage, board, pos))
+    return jax.jit(rollout, donate_argnums=(0, 1, 2)), (jnp.zeros((n, 8, 8)), jnp.zeros((8, 8)),
+                                                        jnp.arange(192) % 64)
+
+
+def ring_read_after_write(n):
+    """A dict replay buffer whose old rows are read after the write: every field is copied."""
+    def ring_read(ring, xs):
+        def body(i, c):
+            ring, acc = c
+            new = {k: v.at[i % v.shape[0]].set(xs[k][i]) for k, v in ring.items()}
+            old = ring["reward"][(i + 1) % n] + ring["obs"][(i + 1) % n].sum()
+            return new, acc + old
+        return jax.lax.fori_loop(0, 64, body, (ring, 0.0))
+    ring = {"obs": jnp.zeros((n, 16)), "reward": jnp.zeros((n,))}
+    return jax.jit(ring_read, donate_argnums=0), (ring, {"obs": jnp.ones((64, 16)), "reward": jnp.ones((64,))})
+
+
+def masked_cache_write(n):
+    """A decode loop writing one position of a cache with a masked `where`: a full rewrite."""
+    def decode(cache, tokens):
+        def body(t, cache):
+            mask = jnp.arange(cache.shape[0]) == t
+            return jnp.where(mask[:, None], tokens[t], cache)
+        return jax.lax.fori_loop(0, tokens.shape[0], body, cache)
+    return jax.jit(decode, donate_argnums=0), (jnp.zeros((n, 64)), jnp.ones((32, 64)))
+
+
+def counters_beside_clusters(n):
+    """Whole clusters written in place, next to a small counter array rewritten every step."""
+    def fill(clusters, counts, rows):
+        def body(i, c):
+            clusters, counts = c
+            k = i % clusters.shape[0]
+            counts = counts + jax.nn.one_hot(i % 4, 4, dtype=counts.dtype)
+            return clusters.at[k].set(rows[i % rows.shape[0]] + counts[i % 4]), counts
+        return jax.lax.fori_loop(0, 128, body, (clusters, counts))
+    return jax.jit(fill, donate_argnums=(0, 1)), (jnp.zeros((n, 256, 16)), jnp.zeros((4,)), jnp.ones((8, 256, 16)))
+
+
+PROGRAMS = [env_beside_storage, ring_read_after_write, masked_cache_write, counters_beside_clusters]
+# Whether the program's loop grows with the buffer at all (so that agreement is not vacuous).
+GROWS = {"env_beside_storage": False, "ring_read_after_write": True, "masked_cache_write": True,
+         "counters_beside_clusters": False}
+
+
+def _compile(make, n, path):
+    jitted, args = make(n)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        path.write_text(jitted.lower(*args).compile().as_text())
+    return str(path)
+
+
+def _json(hloscope_bin, *args):
+    out = subprocess.run([hloscope_bin, *args, "--format", "json"], capture_output=True, text=True)
+    assert out.returncode in (0, 1), out.stderr
+    return json.loads(out.stdout)
+
+
+def _line(text):
+    return int(text.rsplit(":", 1)[1]) if text else None
+
+
+@pytest.mark.parametrize("make", PROGRAMS, ids=[p.__name__ for p in PROGRAMS])
+def test_check_flags_a_loop_exactly_when_diff_finds_it_growing(make, hloscope_bin, tmp_path):
+    small = _compile(make, 256, tmp_path / "small.hlo.txt")
+    large = _compile(make, 1024, tmp_path / "large.hlo.txt")
+    check = _json(hloscope_bin, "check", large)["modules"][0]
+    diff = _json(hloscope_bin, "diff", small, large)["modules"][0]
+    flagged = {_line(l["source"]["text"]) for l in check["loops"] if l["scales_with_buffer"]}
+    growing = {_line(i["source"]) for i in diff["items"] if i["kind"] == "loop" and i["grows"]}
+    assert flagged == growing, (flagged, growing, diff["summary"]["text"])
+    assert bool(flagged) == GROWS[make.__name__], (flagged, diff["summary"]["text"])
+    # Each array a flag cites has another shape at the other size: it is what grows.
+    small_check = _json(hloscope_bin, "check", small)["modules"][0]
+    small_shapes = {s["shape"] for l in small_check["loops"] for s in l["scaling"]}
+    for loop in check["loops"]:
+        for s in loop["scaling"]:
+            if s["grows_with_buffer"]:
+                assert s["shape"] not in small_shapes, (s["shape"], s["kind"])
