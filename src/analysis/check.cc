@@ -42,7 +42,10 @@ bool InheritedSource(const CheckContext& ctx, const CopySite& site, const CopyFi
 std::optional<SourceLocation> AttributeCopy(const CheckContext& ctx, const CopySite& site,
                                             const CopyFinding& f, const std::vector<UpdateFinding>& updates) {
   std::optional<SourceLocation> own = ctx.Source(site.copy.instruction);
-  HloPosition src = DefiningPosition(site.source, site.source_index);
+  // The value behind a chain of copies (a copy of a copy of a constant): the
+  // intermediate copies carry inherited metadata of their own on newer XLA.
+  HloPosition src =
+      f.copied_from.instruction ? f.copied_from : DefiningPosition(site.source, site.source_index);
   if (own && !own->file.empty() && !InheritedSource(ctx, site, f, src, own)) return own;
   auto via = [](std::optional<SourceLocation> loc, SourceVia how) -> std::optional<SourceLocation> {
     if (!loc || loc->file.empty()) return std::nullopt;

@@ -215,6 +215,29 @@ void WriteCheckSarif(const std::vector<const ModuleCheck*>& modules, const Sarif
       results.push_back(SarifResult(rules, rule, library ? "note" : "warning", message, u.source,
                                     u.site.owner(), options, std::move(props), &occurrences));
     }
+    // Loop carries rewritten in full every iteration where that grows with
+    // the loop's buffer (the full-rewrites gate): at the body line that
+    // rewrites, not at the loop's call.
+    for (const LoopFinding& l : m->loops)
+      for (const LoopScaling& sc : l.scaling) {
+        if (sc.kind != LoopScaling::Kind::kCarryRewritten || !sc.grows_with_buffer || sc.carry < 0 ||
+            sc.carry >= static_cast<int64_t>(l.carries.size()))
+          continue;
+        const InstructionAt& writer = l.carries[sc.carry].update;
+        const std::optional<SourceLocation>& at = writer.source ? writer.source : l.source;
+        // Library code as check's LOOPS section judges it: by the loop (the
+        // rewriting kernel may sit in a thin helper such as jnp.where's
+        // jit(_where) on the user's own line).
+        bool library = OriginOf(l.source).library;
+        std::string message = fmt::format("{}: {}, inside {} — grows with buffer size", m->module->name(),
+                                          ScalingText(sc, l), l.loop->name());
+        Json props = {{"module", Shown(m->module->name())}, {"bytes", Opt(sc.bytes)},
+                      {"loop", Shown(l.loop->name())},      {"carry", sc.carry},
+                      {"grows_with_buffer", true},          {"library", library}};
+        results.push_back(SarifResult(rules, "update/full-rewrite", library ? "note" : "warning", message, at,
+                                      writer.instruction ? writer.instruction : l.loop, options,
+                                      std::move(props), &occurrences));
+      }
     // Collectives the partitioner put inside a loop (not the program's own,
     // not sums of partial results): a warning when it grows with the buffer.
     for (const CollectiveFinding& c : m->collectives) {
