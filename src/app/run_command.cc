@@ -93,6 +93,16 @@ class DumpWatcher {
     for (fs::directory_iterator it(dir_, ec), end; !ec && it != end; it.increment(ec)) {
       std::string name = it->path().filename().string();
       if (!IsOptimizedDumpName(name) || done_.count(name)) continue;
+      // One that did not parse is read again only once its files change.
+      if (auto f = failed_.find(name); !final && f != failed_.end() && f->second == FileSizes(it->path()))
+        continue;
+      // A FIFO or a device under a dump's name would block the read.
+      if (std::error_code re; !it->is_regular_file(re)) {
+        done_.insert(name);
+        ++unreadable_;
+        err_ << RunMessage(RunEvent::kNotAFile, name) << "\n";
+        continue;
+      }
       // Without dumps the program's bootstrap renames each file into place whole.
       if (!request_.buffer_assignment) {
         ready.push_back(it->path());
@@ -116,7 +126,7 @@ class DumpWatcher {
       ready.push_back(it->path());
     }
     std::sort(ready.begin(), ready.end());
-    for (const fs::path& p : ready) Check(p);
+    for (const fs::path& p : ready) Check(p, final);
     return empty;
   }
 
@@ -151,16 +161,33 @@ class DumpWatcher {
   }
 
   const std::vector<RunRecord>& records() const { return records_; }
+
+  // The sizes of a dump's HLO and its buffer assignment (0 when absent).
+  std::pair<uintmax_t, uintmax_t> FileSizes(const fs::path& hlo) const {
+    std::error_code e1, e2;
+    uintmax_t a = fs::file_size(hlo, e1), b = 0;
+    if (request_.buffer_assignment) b = fs::file_size(BufferAssignmentPathsFor(hlo.string()).front(), e2);
+    return {e1 ? 0 : a, e2 ? 0 : b};
+  }
   int unreadable() const { return unreadable_; }
 
  private:
-  void Check(const fs::path& path) {
-    done_.insert(path.filename().string());
+  // A dump that does not parse while the program runs may be half-written
+  // by a writer that stalled: it is read again when its files change, and
+  // at the end; only then is it skipped (and counted against --fail).
+  void Check(const fs::path& path, bool final) {
+    std::string name = path.filename().string();
+    done_.insert(name);
     SessionRequest r;
     r.path = path.string();
     r.require_optimized = true;
     r.use_buffer_assignment = request_.buffer_assignment;
     Result<std::unique_ptr<Session>> s = Session::Open(r);
+    if (!s.ok() && !final) {
+      done_.erase(name);
+      failed_[name] = FileSizes(path);
+      return;
+    }
     if (!s.ok()) {
       ++unreadable_;
       std::string why = s.error().Format();
@@ -179,6 +206,7 @@ class DumpWatcher {
   std::ostream& err_;
   std::set<std::string> done_;
   std::map<std::string, std::pair<uintmax_t, uintmax_t>> sizes_;
+  std::map<std::string, std::pair<uintmax_t, uintmax_t>> failed_;  // sizes when it last did not parse
   std::vector<RunRecord> records_;
   size_t answered_ = 0;  // records reported to the program (--raise)
   int unreadable_ = 0;
@@ -398,6 +426,12 @@ int RunRunCommand(const RunRequest& request, std::ostream& out, std::ostream& er
     for (const RunRecord& r : watcher.records()) broken += r.problems.empty() ? 0 : 1;
     if (broken > 0) {
       err << RunFailureText(broken, request.gates, request.filter) << "\n";
+      code = kExitFindings;
+    }
+    // A compilation that could not be checked (half-written, not a file)
+    // is not one that passed.
+    if (watcher.unreadable() > 0) {
+      err << RunMessage(RunEvent::kUnchecked, std::to_string(watcher.unreadable())) << "\n";
       code = kExitFindings;
     }
   }

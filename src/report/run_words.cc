@@ -29,6 +29,13 @@ std::string RunMessage(RunEvent event, std::string_view what, std::string_view w
                          w);
     case RunEvent::kSkipped:
       return fmt::format("hloscope run: skipped {}: {}", w, why.substr(0, why.find('\n')));
+    case RunEvent::kNotAFile:
+      return fmt::format("hloscope run: skipped {}: not a regular file (not read: it could block)", w);
+    case RunEvent::kUnchecked:
+      return fmt::format(
+          "hloscope run: failed: {} compilation{} could not be checked (skipped above), so --fail cannot "
+          "vouch for {}",
+          w, w == "1" ? "" : "s", w == "1" ? "it" : "them");
     case RunEvent::kNothingForHtml:
       return "hloscope run: --html: nothing was compiled, no page written";
     case RunEvent::kDumpsKept:

@@ -20,10 +20,13 @@ Diagnostic TooLarge(const std::string& path, uint64_t max_bytes) {
 }
 
 // Reads `fd` to its end, at most max_bytes, stopping after a chunk that
-// holds a NUL byte.
-Result<InputBytes> ReadStream(int fd, const std::string& shown, uint64_t max_bytes) {
+// holds a NUL byte. `size` is a regular file's size (0: unknown): the first
+// read asks for one byte more, so that a small file takes what it needs and
+// not a 1 MiB chunk each (a folder of 100,000 small modules).
+Result<InputBytes> ReadStream(int fd, const std::string& shown, uint64_t max_bytes, uint64_t size = 0) {
   auto data = std::make_shared<std::string>();
   constexpr size_t kChunk = size_t{1} << 20;
+  bool first = true;
   while (true) {
     size_t old = data->size();
     if (old >= max_bytes) {
@@ -35,7 +38,21 @@ Result<InputBytes> ReadStream(int fd, const std::string& shown, uint64_t max_byt
       if (n < 0) return InputDiagnostic(shown, fmt::format("read error: {}", std::strerror(errno)));
       return TooLarge(shown, max_bytes);
     }
-    size_t want = static_cast<size_t>(std::min<uint64_t>(kChunk, max_bytes - old));
+    if (!first && size > 0 && old >= size) {
+      // A regular file read to its size: end of file, unless it grew (then
+      // read on in chunks).
+      char probe;
+      ssize_t n = ::read(fd, &probe, 1);
+      if (n == 0) break;
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) return InputDiagnostic(shown, fmt::format("read error: {}", std::strerror(errno)));
+      data->push_back(probe);
+      size = 0;
+      continue;
+    }
+    uint64_t chunk = first && size > 0 ? size + 1 : kChunk;
+    first = false;
+    size_t want = static_cast<size_t>(std::min<uint64_t>(chunk, max_bytes - old));
     data->resize(old + want);
     ssize_t n = ::read(fd, data->data() + old, want);
     if (n < 0) {
@@ -83,7 +100,7 @@ Result<InputBytes> ReadInput(const std::string& path, const InputOptions& option
     ::close(fd);
     return TooLarge(path, options.max_bytes);
   }
-  if (options.map_regular_files) {
+  if (options.map_regular_files && static_cast<uint64_t>(st.st_size) >= options.map_from_bytes) {
     std::string error;
     if (std::shared_ptr<const MappedFile> mapped = MappedFile::Map(fd, path, &error)) {
       ::close(fd);
@@ -93,7 +110,7 @@ Result<InputBytes> ReadInput(const std::string& path, const InputOptions& option
   }
   // Not mapped: read it (a regular file cannot grow past its size by much
   // while we read; the limit still holds).
-  Result<InputBytes> r = ReadStream(fd, path, options.max_bytes);
+  Result<InputBytes> r = ReadStream(fd, path, options.max_bytes, static_cast<uint64_t>(st.st_size));
   ::close(fd);
   return r;
 }

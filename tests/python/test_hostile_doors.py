@@ -151,3 +151,47 @@ def test_a_file_name_that_is_not_utf8_is_read_not_a_type_error(tmp_path):
     # (bytes given to analyze() are HLO text, so the name is given as Python decodes it.)
     report = hloscope.analyze(os.fsdecode(name))
     assert report.modules and report.modules[0].name == "jit_loop_dus_not_donated"
+
+
+# `run` on a dump folder the program itself tampers with (it finds the folder in XLA_FLAGS).
+_FIND_DUMPS = ("import os, re, sys, time\n"
+               "d = re.search(r'--xla_dump_to=\"?([^\" ]+)', os.environ['XLA_FLAGS']).group(1)\n")
+
+
+def _run_program(hloscope_bin, tmp_path, program, *opts):
+    prog = tmp_path / "prog.py"
+    prog.write_text(program)
+    env = dict(os.environ, TMPDIR=str(tmp_path), JAX_PLATFORMS="cpu")
+    env.pop("XLA_FLAGS", None)
+    return subprocess.run([hloscope_bin, "run", *opts, "--", sys.executable, str(prog)],
+                          capture_output=True, text=True, env=env, timeout=120)
+
+
+def test_a_fifo_in_the_dump_folder_is_skipped_not_read(hloscope_bin, tmp_path):
+    program = _FIND_DUMPS + "os.mkfifo(os.path.join(d, 'module_0001.jit_f.cpu_after_optimizations.txt'))\n"
+    r = _run_program(hloscope_bin, tmp_path, program)
+    assert r.returncode == 0, r.stderr
+    assert ("hloscope run: skipped module_0001.jit_f.cpu_after_optimizations.txt: not a regular file "
+            "(not read: it could block)") in r.stderr
+    failed = _run_program(hloscope_bin, tmp_path, program, "--fail")
+    assert failed.returncode == 1, failed.stderr
+    assert ("hloscope run: failed: 1 compilation could not be checked (skipped above), so --fail cannot "
+            "vouch for it") in failed.stderr
+
+
+def test_a_dump_written_in_two_halves_is_read_again_and_checked(hloscope_bin, tmp_path):
+    """A writer that stalls half-way: the half that does not parse is read again once it grows."""
+    fixture = os.path.join(ROOT, "tests", "fixtures", "jax", "loop_read_after_write")
+    program = _FIND_DUMPS + (
+        f"hlo = open({os.path.join(fixture, 'module.hlo.txt')!r}).read()\n"
+        f"ba = open({os.path.join(fixture, 'buffer-assignment.txt')!r}).read()\n"
+        "name = os.path.join(d, 'module_0001.jit_loop_read_after_write.cpu_after_optimizations')\n"
+        "open(name + '-buffer-assignment.txt', 'w').write(ba)\n"
+        "with open(name + '.txt', 'w') as f:\n"
+        "    f.write(hlo[:len(hlo) // 2]); f.flush()\n"
+        "    time.sleep(1.5)\n"
+        "    f.write(hlo[len(hlo) // 2:])\n")
+    r = _run_program(hloscope_bin, tmp_path, program, "--fail")
+    assert "skipped" not in r.stderr, r.stderr
+    assert "copies-in-loops" in r.stderr and r.returncode == 1, r.stderr  # checked: its loop copy fails
+    assert "loop_read_after_write" in r.stderr

@@ -22,6 +22,8 @@ enum class RunEvent : uint8_t {
   kKeepDumpsSpaces,    // --keep-dumps `what` holds a space (XLA_FLAGS splits it)
   kKeepDumpsNotEmpty,  // --keep-dumps `what` has files already
   kSkipped,            // a dump (`what`) that does not parse (`why`)
+  kNotAFile,           // an entry of the dump folder (`what`) that is not a regular file (a FIFO)
+  kUnchecked,          // --fail: `what` compilations could not be checked
   kNothingForHtml,     // --html with nothing compiled
   kDumpsKept,          // in `what`
   kExited,             // the program ended (`why`: how); the summary covers what it compiled

@@ -1,8 +1,8 @@
 // Reading an input (an HLO dump, a buffer-assignment dump, stdin) without
 // trusting what it is.
 //
-// * A regular file is mapped (MappedFile; see there why) or read, and must
-//   be at most `max_bytes` long.
+// * A regular file is mapped (MappedFile; see there why) when it is large,
+//   else read, and must be at most `max_bytes` long.
 // * A directory is an error that says so (not a bad_alloc from reading it).
 // * Stdin ("-"), pipes and devices are read in chunks up to `max_bytes`;
 //   HLO text never holds a NUL byte, so reading stops after the chunk that
@@ -31,6 +31,11 @@ struct InputOptions {
   // memory (a library in someone else's process: a file that shrinks
   // while mapped would kill it).
   bool map_regular_files = true;
+  // Smaller regular files are read, not mapped: each map is a kernel
+  // mapping of its own, and `check DIR` on a folder of 100,000 small
+  // modules held open at once would run into the kernel's limit
+  // (vm.max_map_count, 65,530 by default) for no gain.
+  uint64_t map_from_bytes = uint64_t{1} << 20;
 };
 
 struct InputBytes {
