@@ -155,6 +155,24 @@ def sin_argument(t, i):
     return t.at[i].set(1.0)
 
 
+def old_value_read(b, s):
+    def body(i, c):
+        b, s = c
+        s = s + b[::2]  # reads the old b; the new b below does not use that read
+        return jnp.sin(b) * 2.0, s
+    return lax.fori_loop(0, 16, body, (b, s))
+
+
+def old_value_read_first(b, s):
+    # The hint applied: the new value depends on the read, so XLA runs the read first.
+    def body(i, c):
+        b, s = c
+        s = s + b[::2]
+        return jnp.sin(b) * 2.0 + 0.0 * s[0], s
+    return lax.fori_loop(0, 16, body, (b, s))
+
+
+HALF = jnp.zeros((N // 2,), jnp.float32)
 OBS = jnp.ones((100, 128), jnp.float32)
 RING = jnp.zeros((1024, 128), jnp.float32)
 
@@ -182,6 +200,8 @@ CASES = {
                                (switch_value, (BUF,), (0,)), ("branch-passthrough",)),
     "carries-swapped": ("keep each buffer in its own carry slot", (swapped, (BUF, BUF), (0, 1)),
                         (unswapped, (BUF, BUF), (0, 1)), ("carry-old-value-read",)),
+    "carry-old-value-read": ("make the new value depend on every read of the old one",
+                             (old_value_read, (BUF, HALF), (0, 1)), (old_value_read_first, (BUF, HALF), (0, 1)), ()),
     "constant-updated": ("pass the array in as a donated argument", (sin_constant, (3,), ()),
                          (sin_argument, (jnp.asarray(SIN), 3), (0,)), ()),
 }
