@@ -12,6 +12,9 @@
 #                             mutator runs beside byte mutation
 #   parse_fuzzer              the parser and the printer's round trip
 #   buffer_assignment_fuzzer  the buffer-assignment and GPU thunk-dump parsers
+#   check_json_fuzzer         the JSON `diff` reads back (a saved baseline):
+#                             reading, diffing, gating, rendering
+#   dump_folder_fuzzer        a dump folder's listing grouped into modules
 #
 # Seeds go to build/fuzz/seeds/TARGET; new inputs libFuzzer finds to
 # build/fuzz/corpus/TARGET; crashes, timeouts and leaks to
@@ -49,6 +52,22 @@ case $target in
     # The same target reads the GPU thunk dumps (the other dump check reads).
     for f in "$root"/tests/fixtures/jax-gpu-h100/*/thunk_metadata.txt; do
       copy_seed "$f" "thunks_$(basename "$(dirname "$f")").txt"
+    done
+    ;;
+  check_json_fuzzer)
+    # hloscope's own check and diff documents (the goldens).
+    for f in "$root"/tests/golden/*_json.txt; do
+      copy_seed "$f" "$(basename "$f")"
+    done
+    ;;
+  dump_folder_fuzzer)
+    # Real dump folders' listings (fuzz/seeds/dump_folder/, with the JAX
+    # that wrote them) and every fixture folder's.
+    for f in "$root"/fuzz/seeds/dump_folder/*.txt; do
+      copy_seed "$f" "$(basename "$f")"
+    done
+    for d in "$root"/tests/fixtures/*/*/; do
+      ls "$d" > "$seeds/$(basename "$(dirname "$d")")_$(basename "$d").txt"
     done
     ;;
   *)

@@ -37,7 +37,7 @@ fi
 fuzz_seconds=${HLOSCOPE_FUZZ_SECONDS:-}
 if [[ -z $fuzz_seconds && ${CI:-} == true ]]; then fuzz_seconds=30; fi
 if [[ -n $fuzz_seconds && $fuzz_seconds != 0 ]]; then
-  for target in pipeline_fuzzer buffer_assignment_fuzzer parse_fuzzer; do
+  for target in pipeline_fuzzer buffer_assignment_fuzzer parse_fuzzer check_json_fuzzer dump_folder_fuzzer; do
     log=build/fuzz/$target.log
     mkdir -p build/fuzz
     status=0

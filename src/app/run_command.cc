@@ -2,10 +2,12 @@
 // dumping every compilation into a private folder; each optimized module is
 // checked as soon as XLA has written it and its buffer assignment, and the
 // summary is printed when the program exits.
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -34,39 +36,99 @@ namespace {
 
 namespace fs = std::filesystem;
 
-volatile sig_atomic_t g_child = 0;
-void ForwardSignal(int sig) {
-  if (g_child > 0) kill(static_cast<pid_t>(g_child), sig);
+volatile sig_atomic_t g_child = 0;        // the program's pid while it runs
+volatile sig_atomic_t g_own_group = 0;    // it leads a process group of its own
+volatile sig_atomic_t g_interrupted = 0;  // Ctrl-C after the program ended: stop checking
+
+// To the program, or to its whole process group when it has its own: a
+// program run through `sh -c 'python …'` is sh's child, and a signal to sh
+// alone leaves it running.
+void SignalProgram(int sig) {
+  pid_t child = static_cast<pid_t>(g_child);
+  if (child > 0) kill(g_own_group ? -child : child, sig);
 }
 
-// While the program runs: Ctrl-C and Ctrl-\ reach it from the terminal
-// (same process group), so hloscope ignores them to print the summary
-// after it; TERM and HUP sent to hloscope alone are passed on.
+// The program has exited and hloscope has not reaped it yet (it is still
+// checking what the program dumped): a signal now is for the checking.
+// Async-signal-safe (waitid), and WNOWAIT leaves the status to waitpid.
+bool ProgramHasEnded() {
+  siginfo_t ended{};
+  return waitid(P_PID, static_cast<id_t>(g_child), &ended, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+         ended.si_pid != 0;
+}
+
+// TERM or HUP: passed on while the program runs; after it has ended they
+// stop the checking as Ctrl-C does (the summary, the folder removed).
+void ForwardSignal(int sig) {
+  if (g_child <= 0) {
+    g_interrupted = 1;
+    return;
+  }
+  SignalProgram(sig);
+  if (ProgramHasEnded()) g_interrupted = 1;
+}
+
+// SIGINT: from the terminal (the kernel sends it to the whole foreground
+// group, the program included) it is not passed on again; sent by another
+// process to hloscope (`kill -INT`), it is. After the program has ended it
+// stops the checking, and the summary of what was checked is printed.
+void OnInterrupt(int sig, siginfo_t* info, void*) {
+  if (g_child <= 0) {
+    g_interrupted = 1;
+    return;
+  }
+  if (info && info->si_code == SI_USER && info->si_pid != getpid()) SignalProgram(sig);
+  if (ProgramHasEnded()) g_interrupted = 1;
+}
+
+// While the program runs (and until the summary is printed): Ctrl-C and
+// Ctrl-\ reach it from the terminal (same process group), so hloscope
+// itself does not die of them and prints the summary after it; INT, TERM
+// and HUP sent to hloscope alone are passed on. Run without a terminal in
+// the foreground (CI, a background job), the program gets a process group
+// of its own, and signals go to all of it.
 class SignalsForChild {
  public:
-  explicit SignalsForChild(pid_t child) {
-    g_child = child;
+  SignalsForChild() {
+    struct sigaction interrupt {};
+    interrupt.sa_sigaction = OnInterrupt;
+    interrupt.sa_flags = SA_SIGINFO;
+    sigaction(SIGINT, &interrupt, &int_);
     struct sigaction ignore {};
     ignore.sa_handler = SIG_IGN;
-    sigaction(SIGINT, &ignore, &int_);
     sigaction(SIGQUIT, &ignore, &quit_);
     struct sigaction forward {};
     forward.sa_handler = ForwardSignal;
     sigaction(SIGTERM, &forward, &term_);
     sigaction(SIGHUP, &forward, &hup_);
   }
+  void Started(pid_t child, bool own_group) {
+    g_own_group = own_group ? 1 : 0;
+    g_child = child;
+  }
+  // The program has ended: a Ctrl-C now stops the checking.
+  void Ended() { g_child = 0; }
   ~SignalsForChild() {
+    g_child = 0;
     sigaction(SIGINT, &int_, nullptr);
     sigaction(SIGQUIT, &quit_, nullptr);
     sigaction(SIGTERM, &term_, nullptr);
     sigaction(SIGHUP, &hup_, nullptr);
-    g_child = 0;
   }
 
  private:
   struct sigaction int_ {
   }, quit_{}, term_{}, hup_{};
 };
+
+// Whether hloscope is the foreground job of a terminal: then the program
+// stays in hloscope's process group, so that the terminal's Ctrl-C and its
+// reads of the terminal work as without hloscope.
+bool ForegroundOfATerminal() {
+  for (int fd : {STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO})
+    if (isatty(fd)) return tcgetpgrp(fd) == getpgrp();
+  return false;
+}
 
 // The dump folder, scanned while the program runs.
 class DumpWatcher {
@@ -126,7 +188,10 @@ class DumpWatcher {
       ready.push_back(it->path());
     }
     std::sort(ready.begin(), ready.end());
-    for (const fs::path& p : ready) Check(p, final);
+    for (const fs::path& p : ready) {
+      if (g_interrupted) break;  // Ctrl-C after the program ended
+      Check(p, final);
+    }
     return empty;
   }
 
@@ -254,7 +319,11 @@ std::vector<std::string> ChildEnvironment(const fs::path& dir, const fs::path& b
                               flags.empty() ? "" : " ", dir.string(), extra));
   else
     env.push_back(fmt::format("HLOSCOPE_RUN_HLO_DIR={}", dir.string()));
-  if (sync) env.push_back(fmt::format("HLOSCOPE_RUN_SYNC_DIR={}", (boot / "sync").string()));
+  if (sync) {
+    env.push_back(fmt::format("HLOSCOPE_RUN_SYNC_DIR={}", (boot / "sync").string()));
+    // The bootstrap stops waiting for verdicts when this process is gone.
+    env.push_back(fmt::format("HLOSCOPE_RUN_PID={}", getpid()));
+  }
   if (!dumps || sync)
     env.push_back(fmt::format("PYTHONPATH={}{}{}", boot.string(), pythonpath.empty() ? "" : ":", pythonpath));
   env.push_back("HLOSCOPE_RUN=1");
@@ -284,7 +353,42 @@ struct Folder {
   fs::path path;
   bool temporary = false;
   std::string error;  // why there is no folder
+  // --keep-dumps: this run's claim on the folder (kRunLock), removed at the end.
+  fs::path lock;
+  // A temporary folder: held open, so that the program reaches it through
+  // /proc/PID/fd/N of this process (ForProgram).
+  int fd = -1;
+
+  // The path the program is given. For a temporary folder, a path through
+  // this process's open descriptor: once the folder is removed (or this
+  // process has ended) nothing can create it again there, so a worker the
+  // program left running cannot recreate a removed /tmp/hloscope-run-*
+  // folder by dumping into it (XLA creates its dump folder, parents and
+  // all). The plain path where /proc does not lead back to the folder.
+  fs::path ForProgram() const {
+    if (fd < 0) return path;
+    fs::path via = fmt::format("/proc/{}/fd/{}", getpid(), fd);
+    struct stat a {
+    }, b{};
+    if (stat(via.c_str(), &a) == 0 && stat(path.c_str(), &b) == 0 && a.st_dev == b.st_dev &&
+        a.st_ino == b.st_ino)
+      return via;
+    return path;
+  }
+  // The end of the run: a temporary folder removed, a kept one released.
+  void Release() {
+    std::error_code ec;
+    if (temporary) fs::remove_all(path, ec);
+    if (!lock.empty()) fs::remove(lock, ec);
+    if (fd >= 0) close(fd);
+    fd = -1;
+  }
 };
+
+// The file a run holds in its --keep-dumps folder while it runs: created
+// exclusively, so two runs started on one empty folder at once cannot both
+// take it (each would count the other's modules).
+constexpr std::string_view kRunLock = ".hloscope-run.lock";
 
 Folder DumpFolder(const RunRequest& request) {
   if (!request.keep_dumps.empty()) {
@@ -295,9 +399,18 @@ Folder DumpFolder(const RunRequest& request) {
     fs::create_directories(dir, ec);
     if (ec || !fs::is_directory(dir))
       return Folder{{}, false, RunMessage(RunEvent::kCannotCreate, request.keep_dumps, ec.message())};
+    fs::path lock_path = dir / kRunLock;
+    if (fs::exists(fs::symlink_status(lock_path, ec)))
+      return Folder{{}, false, RunMessage(RunEvent::kKeepDumpsInUse, request.keep_dumps)};
     if (!fs::is_empty(dir, ec))
       return Folder{{}, false, RunMessage(RunEvent::kKeepDumpsNotEmpty, request.keep_dumps)};
-    return Folder{dir, false, ""};
+    Folder kept{dir, false, ""};
+    int lock = open(lock_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (lock < 0)  // another run took the folder since it was found empty
+      return Folder{{}, false, RunMessage(RunEvent::kKeepDumpsInUse, request.keep_dumps)};
+    kept.lock = lock_path;
+    close(lock);
+    return kept;
   }
   // TMPDIR as the program will see it: absolute (the program may change
   // directory), and one that does not exist is a message, not an uncaught
@@ -313,7 +426,9 @@ Folder DumpFolder(const RunRequest& request) {
   std::string tmpl = (base / "hloscope-run-XXXXXX").string();
   if (!mkdtemp(tmpl.data()))
     return Folder{{}, false, RunMessage(RunEvent::kNoTemporaryFolder, "", std::strerror(errno))};
-  return Folder{tmpl, true, ""};
+  Folder temporary{tmpl, true, ""};
+  temporary.fd = open(tmpl.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  return temporary;
 }
 
 // --html FILE: the `hloscope report` page of the compilation that moves
@@ -354,11 +469,11 @@ int RunRunCommand(const RunRequest& request, std::ostream& out, std::ostream& er
   }
   fs::path boot = folder.path / ".hloscope-bootstrap";
   if ((!request.buffer_assignment || request.raise) && !WriteBootstrap(boot, err)) {
-    if (folder.temporary) fs::remove_all(folder.path);
+    folder.Release();
     return kExitError;
   }
   std::vector<std::string> env =
-      ChildEnvironment(folder.path, boot, request.buffer_assignment, request.raise);
+      ChildEnvironment(folder.ForProgram(), boot, request.buffer_assignment, request.raise);
   std::vector<char*> envp, argv;
   for (std::string& e : env) envp.push_back(e.data());
   envp.push_back(nullptr);
@@ -366,26 +481,35 @@ int RunRunCommand(const RunRequest& request, std::ostream& out, std::ostream& er
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
 
+  SignalsForChild signals;
+  g_interrupted = 0;
+  bool own_group = !ForegroundOfATerminal();
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  if (own_group) {
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setpgroup(&attr, 0);
+  }
   pid_t pid = 0;
-  int rc = posix_spawnp(&pid, argv[0], nullptr, nullptr, argv.data(), envp.data());
+  int rc = posix_spawnp(&pid, argv[0], nullptr, &attr, argv.data(), envp.data());
+  posix_spawnattr_destroy(&attr);
   if (rc != 0) {
     err << RunMessage(RunEvent::kCannotRun, request.command[0], std::strerror(rc)) << "\n";
-    if (folder.temporary) fs::remove_all(folder.path);
+    folder.Release();
     return kExitError;
   }
+  signals.Started(pid, own_group);
   DumpWatcher watcher(folder.path, request, err);
   int status = 0;
-  {
-    SignalsForChild signals(pid);
-    while (true) {
-      pid_t w = waitpid(pid, &status, WNOHANG);
-      if (w == pid || (w < 0 && errno != EINTR)) break;
-      watcher.Scan(DumpWatcher::Moment::kRunning);
-      if (request.raise) watcher.AnswerCompiles(boot / "sync");
-      // --raise: the program waits for each verdict, so poll often.
-      std::this_thread::sleep_for(std::chrono::milliseconds(request.raise ? 2 : 100));
-    }
+  while (true) {
+    pid_t w = waitpid(pid, &status, WNOHANG);
+    if (w == pid || (w < 0 && errno != EINTR)) break;
+    watcher.Scan(DumpWatcher::Moment::kRunning);
+    if (request.raise) watcher.AnswerCompiles(boot / "sync");
+    // --raise: the program waits for each verdict, so poll often.
+    std::this_thread::sleep_for(std::chrono::milliseconds(request.raise ? 2 : 100));
   }
+  signals.Ended();
   watcher.Scan(DumpWatcher::Moment::kExited);
 
   int code = 0;
@@ -404,6 +528,10 @@ int RunRunCommand(const RunRequest& request, std::ostream& out, std::ostream& er
   summary.program = fmt::format("{}", fmt::join(shown, " "));
   RenderRunSummary(watcher.records(), summary, err);
   if (!ended.empty()) err << RunMessage(RunEvent::kExited, "", ended) << "\n";
+  if (g_interrupted) {
+    err << RunMessage(RunEvent::kInterrupted) << "\n";
+    if (code == 0) code = 128 + SIGINT;
+  }
   if (!request.json_path.empty()) {
     // As report -o: support/output_file.h (a device stays a device).
     if (!WriteOutputFile(request.json_path, JsonText(RunJson(watcher.records(), request.command, code)))
@@ -415,12 +543,8 @@ int RunRunCommand(const RunRequest& request, std::ostream& out, std::ostream& er
   if (!request.html_path.empty() && !WriteWorstReport(folder.path, watcher.records(), request, err) &&
       code == 0)
     code = kExitError;
-  if (folder.temporary) {
-    std::error_code ec;
-    fs::remove_all(folder.path, ec);
-  } else {
-    err << RunMessage(RunEvent::kDumpsKept, folder.path.string()) << "\n";
-  }
+  if (!folder.temporary) err << RunMessage(RunEvent::kDumpsKept, folder.path.string()) << "\n";
+  folder.Release();
   if (code == 0 && request.fail) {
     int broken = 0;
     for (const RunRecord& r : watcher.records()) broken += r.problems.empty() ? 0 : 1;

@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <system_error>
 #include <tuple>
 
-#include "hloscope/parser/buffer_assignment.h"
 #include "hloscope/parser/dump_naming.h"
 #include "hloscope/support/input_file.h"
 
@@ -18,37 +18,42 @@ int64_t DumpFolder::optimized_files() const {
   return n;
 }
 
-Result<DumpFolder> ListDumpFolder(const std::string& path) {
+DumpFolder GroupDumpFolder(const std::string& path, const std::vector<DumpFolderEntry>& entries) {
   namespace fs = std::filesystem;
   DumpFolder folder;
   folder.path = path;
+  auto path_of = [&](const std::string& file) { return (fs::path(path) / file).string(); };
+  // The buffer assignment beside a module is found in this listing, not by
+  // a stat per module (a folder of 100,000 modules is one walk).
+  std::set<std::string> listed;
+  for (const DumpFolderEntry& e : entries) listed.insert(path_of(e.file));
   std::map<std::tuple<std::string, std::string, std::string>, DumpModule> by_id;
   // The modules before SPMD partitioning, by the "module_NNNN.NAME." they
   // start with (the first by name where the partitioner ran more than once):
-  // matched to their modules below, in this one listing of the folder.
+  // matched to their modules below.
   std::map<std::string, std::string> pre_partition;
-  std::error_code ec;
-  for (fs::directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec)) {
-    std::error_code fec;
-    if (!it->is_regular_file(fec)) continue;
-    std::string file = it->path().filename().string();
-    std::optional<DumpFileName> dump = ParseDumpFileName(file);
+  for (const DumpFolderEntry& e : entries) {
+    std::optional<DumpFileName> dump = ParseDumpFileName(e.file);
     if (!dump) {
       ++folder.other_files;
-      if (std::optional<std::string> stem = PrePartitionModuleStem(file)) {
+      if (std::optional<std::string> stem = PrePartitionModuleStem(e.file)) {
         std::string& best = pre_partition[*stem];
-        if (best.empty() || file < fs::path(best).filename().string()) best = it->path().string();
+        if (best.empty() || e.file < fs::path(best).filename().string()) best = path_of(e.file);
       }
       continue;
     }
     DumpHloFile f;
     f.stage = dump->stage;
-    f.path = it->path().string();
-    f.file = file;
-    f.bytes = static_cast<int64_t>(it->file_size(fec));
+    f.path = path_of(e.file);
+    f.file = e.file;
+    f.bytes = e.bytes;
     f.optimized = dump->optimized;
     if (f.optimized)
-      if (std::optional<std::string> ba = FindBufferAssignmentBeside(f.path)) f.buffer_assignment = *ba;
+      for (const std::string& candidate : BufferAssignmentPathsFor(f.path))
+        if (listed.count(candidate)) {
+          f.buffer_assignment = candidate;
+          break;
+        }
     // Two processes' modules of one number stay apart by their timestamps.
     DumpModule& m = by_id[{dump->id, dump->module, dump->timestamp}];
     m.id = dump->id;
@@ -56,7 +61,6 @@ Result<DumpFolder> ListDumpFolder(const std::string& path) {
     m.name = dump->module;
     m.files.push_back(std::move(f));
   }
-  if (ec) return CannotOpenFile(path, ec.message());
   for (auto& [key, m] : by_id) {
     auto pre = pre_partition.find(ModuleStem({m.id, m.name, "", false, m.timestamp}));
     if (pre != pre_partition.end())
@@ -68,6 +72,20 @@ Result<DumpFolder> ListDumpFolder(const std::string& path) {
     folder.modules.push_back(std::move(m));
   }
   return folder;
+}
+
+Result<DumpFolder> ListDumpFolder(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::vector<DumpFolderEntry> entries;
+  std::error_code ec;
+  for (fs::directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec)) {
+    std::error_code fec;
+    if (!it->is_regular_file(fec)) continue;
+    uintmax_t bytes = it->file_size(fec);
+    entries.push_back({it->path().filename().string(), fec ? 0 : static_cast<int64_t>(bytes)});
+  }
+  if (ec) return CannotOpenFile(path, ec.message());
+  return GroupDumpFolder(path, entries);
 }
 
 }  // namespace hloscope

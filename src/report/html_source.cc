@@ -125,9 +125,20 @@ void RenderSourceSection(size_t mi, const ModuleCheck& check, const std::vector<
     }
     out << "</tbody></table>\n";
   }
-  if (!any)
+  if (!any) {
     out << "<p class=\"muted\">No finding is attributed to a source line (the HLO carries no source "
            "metadata, or nothing was found).</p>\n";
+    return;
+  }
+  // A module someone sends you names the files it wants read: the page says
+  // which were allowed, so that one shared onward is known to hold no other.
+  std::vector<std::string> roots;
+  for (const std::string& r : files.roots()) roots.push_back("<code>" + HtmlShown(r) + "</code>");
+  out << fmt::format(
+      "<p class=\"muted\">Source lines are read only from regular files under {} (--source-root), never from "
+      "hidden files or folders there (<code>.git</code>, <code>.env</code>) nor from outside them; a file "
+      "not read is shown by the line numbers in the HLO's metadata.</p>\n",
+      fmt::join(roots, ", "));
 }
 
 }  // namespace hloscope

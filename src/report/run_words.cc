@@ -27,6 +27,11 @@ std::string RunMessage(RunEvent event, std::string_view what, std::string_view w
     case RunEvent::kKeepDumpsNotEmpty:
       return fmt::format("hloscope run: --keep-dumps {} is not empty: dumps of earlier runs would be counted",
                          w);
+    case RunEvent::kKeepDumpsInUse:
+      return fmt::format(
+          "hloscope run: --keep-dumps {} is in use by another hloscope run (its {}); each run needs a folder "
+          "of its own, or each would count the other's modules",
+          w, ".hloscope-run.lock");
     case RunEvent::kSkipped:
       return fmt::format("hloscope run: skipped {}: {}", w, why.substr(0, why.find('\n')));
     case RunEvent::kNotAFile:
@@ -40,6 +45,8 @@ std::string RunMessage(RunEvent event, std::string_view what, std::string_view w
       return "hloscope run: --html: nothing was compiled, no page written";
     case RunEvent::kDumpsKept:
       return fmt::format("hloscope run: dumps kept in {}", w);
+    case RunEvent::kInterrupted:
+      return "hloscope run: interrupted: the summary covers the compilations checked before Ctrl-C";
     case RunEvent::kExited:
       return fmt::format("hloscope run: {}; the summary covers what it compiled", why);
   }

@@ -4,6 +4,7 @@
 #include "hloscope/parser/dump_folder.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -169,6 +170,31 @@ TEST_F(DumpFolderTest, EmptyFolderHasNoModulesAndAMissingOneIsAnError) {
   Result<DumpFolder> missing = ListDumpFolder((dir_ / "nope").string());
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.error().Format().find("nope"), std::string::npos);
+}
+
+// The pure half of the listing (fuzz/dump_folder_fuzzer.cc): the buffer
+// assignment comes from the same listing, never from a stat, and a FIFO
+// under a dump's name is not listed at all.
+TEST(GroupDumpFolderTest, BufferAssignmentsComeFromTheListing) {
+  DumpFolder folder =
+      GroupDumpFolder("d", {{"module_0001.jit_f.cpu_after_optimizations.txt", 10},
+                            {"module_0001.jit_f.cpu_after_optimizations-buffer-assignment.txt", 4},
+                            {"module_0002.jit_g.cpu_after_optimizations.txt", 7}});
+  ASSERT_EQ(folder.modules.size(), 2u);
+  EXPECT_EQ(folder.modules[0].files[0].buffer_assignment,
+            (fs::path("d") / "module_0001.jit_f.cpu_after_optimizations-buffer-assignment.txt").string());
+  EXPECT_EQ(folder.modules[0].files[0].bytes, 10);
+  EXPECT_EQ(folder.modules[1].files[0].buffer_assignment, "");
+  EXPECT_EQ(folder.other_files, 1);
+}
+
+TEST_F(DumpFolderTest, AFifoUnderADumpsNameIsNotListed) {
+  Write("module_0001.jit_f.cpu_after_optimizations.txt");
+  ASSERT_EQ(mkfifo((dir_ / "module_0002.jit_g.cpu_after_optimizations.txt").c_str(), 0600), 0);
+  Result<DumpFolder> folder = ListDumpFolder(dir_.string());
+  ASSERT_TRUE(folder.ok());
+  ASSERT_EQ(folder->modules.size(), 1u);
+  EXPECT_EQ(folder->modules[0].name, "jit_f");
 }
 
 }  // namespace

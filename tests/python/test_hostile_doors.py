@@ -5,6 +5,8 @@ and exit 2, or the target left as it was.
 """
 import json
 import os
+import re
+import signal
 import stat
 import subprocess
 import sys
@@ -195,3 +197,174 @@ def test_a_dump_written_in_two_halves_is_read_again_and_checked(hloscope_bin, tm
     assert "skipped" not in r.stderr, r.stderr
     assert "copies-in-loops" in r.stderr and r.returncode == 1, r.stderr  # checked: its loop copy fails
     assert "loop_read_after_write" in r.stderr
+
+
+def _alive(pid, within=10.0):
+    """Whether `pid` is still running `within` seconds from now (a process that was just killed may
+    not be reaped yet: a zombie still answers kill(pid, 0), and /proc says Z)."""
+    import time
+    end = time.monotonic() + within
+    while time.monotonic() < end:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                if f.read().rsplit(")", 1)[1].split()[0] in ("Z", "X"):
+                    return False
+        except FileNotFoundError:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+def _wait_for(path, timeout=60):
+    import time
+    end = time.monotonic() + timeout
+    while not path.exists():
+        assert time.monotonic() < end, f"{path} never appeared"
+        time.sleep(0.05)
+
+
+def _start_run(hloscope_bin, tmp_path, program, *opts, shell=False, pipes=True):
+    prog = tmp_path / "prog.py"
+    prog.write_text(program)
+    env = dict(os.environ, TMPDIR=str(tmp_path), JAX_PLATFORMS="cpu")
+    env.pop("XLA_FLAGS", None)
+    cmd = ["sh", "-c", f"{sys.executable} {prog}"] if shell else [sys.executable, str(prog)]
+    # Without pipes when hloscope is killed: the program, still running, would hold them open.
+    sink = subprocess.PIPE if pipes else subprocess.DEVNULL
+    return subprocess.Popen([hloscope_bin, "run", *opts, "--", *cmd], stdout=sink, stderr=sink, text=True,
+                            env=env)
+
+
+def test_sigterm_reaches_a_program_run_through_a_shell(hloscope_bin, tmp_path):
+    """`run -- sh -c 'python …'`: TERM to hloscope reaches python too (its own process group), and
+    hloscope still prints its summary and removes its folder."""
+    pidfile = tmp_path / "pid"
+    program = f"import os, time\nopen({str(pidfile)!r}, 'w').write(str(os.getpid()))\ntime.sleep(120)\n"
+    p = _start_run(hloscope_bin, tmp_path, program, shell=True)
+    _wait_for(pidfile)
+    pid = int(pidfile.read_text())
+    p.send_signal(signal.SIGTERM)
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 128 + signal.SIGTERM, err
+    assert "hloscope run: 0 compilations" in err
+    assert not _alive(pid), "the program behind sh was left running"
+    assert not [n for n in os.listdir(tmp_path) if n.startswith("hloscope-run-")]
+
+
+def test_sigint_sent_to_hloscope_is_passed_on(hloscope_bin, tmp_path):
+    """`kill -INT` to hloscope (not the terminal's Ctrl-C, which reaches the program itself)."""
+    pidfile = tmp_path / "pid"
+    program = (f"import os, sys, time\nopen({str(pidfile)!r}, 'w').write(str(os.getpid()))\n"
+               "try:\n    time.sleep(120)\nexcept KeyboardInterrupt:\n    print('interrupted'); sys.exit(4)\n")
+    p = _start_run(hloscope_bin, tmp_path, program)
+    _wait_for(pidfile)
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=60)
+    assert out == "interrupted\n", err
+    assert p.returncode == 4
+    assert "the program exited with 4" in err
+
+
+def test_raise_does_not_block_when_hloscope_is_gone(hloscope_bin, tmp_path):
+    """--raise: the program waits for each verdict; with hloscope killed it runs on at once."""
+    import time
+    ready, done = tmp_path / "ready", tmp_path / "done"
+    program = ("import os, time\nimport jax, jax.numpy as jnp\n"
+               "jax.jit(lambda x: x + 1)(jnp.ones(4)).block_until_ready()\n"
+               f"open({str(ready)!r}, 'w').close()\n"
+               f"while not os.path.exists({str(ready)!r} + '.go'):\n    time.sleep(0.05)\n"
+               "jax.jit(lambda x: x * 3)(jnp.ones(8)).block_until_ready()\n"
+               f"open({str(done)!r}, 'w').close()\n")
+    p = _start_run(hloscope_bin, tmp_path, program, "--raise", pipes=False)
+    _wait_for(ready, timeout=120)
+    p.kill()
+    p.wait(timeout=60)
+    start = time.monotonic()
+    (tmp_path / "ready.go").touch()
+    _wait_for(done, timeout=60)
+    assert time.monotonic() - start < 30
+
+
+def test_two_runs_cannot_share_a_keep_dumps_folder(hloscope_bin, tmp_path):
+    """Two runs started on one empty --keep-dumps folder counted each other's modules."""
+    kept, waiting = tmp_path / "kept", tmp_path / "waiting"
+    program = ("import os, time\nimport jax, jax.numpy as jnp\n"
+               f"open({str(waiting)!r}, 'w').close()\n"
+               f"while not os.path.exists({str(waiting)!r} + '.go'):\n    time.sleep(0.05)\n"
+               "jax.jit(lambda x: x.at[0].set(1.0))(jnp.ones(8)).block_until_ready()\n")
+    first = _start_run(hloscope_bin, tmp_path, program, "--keep-dumps", str(kept))
+    _wait_for(waiting, timeout=120)
+    assert os.listdir(kept) == [".hloscope-run.lock"]  # nothing dumped yet: the folder looks free
+    (tmp_path / "second").mkdir()
+    second = _run_program(hloscope_bin, tmp_path / "second", "print('never')\n", "--keep-dumps", str(kept))
+    assert second.returncode == 2, second.stderr
+    assert (f"hloscope run: --keep-dumps {kept} is in use by another hloscope run (its .hloscope-run.lock); "
+            "each run needs a folder of its own, or each would count the other's modules") in second.stderr
+    assert "never" not in second.stdout
+    (tmp_path / "waiting.go").touch()
+    _, err = first.communicate(timeout=120)
+    assert first.returncode == 0, err
+    assert re.search(r"hloscope run: [1-9]\d* compilations? of \d+ functions? checked", err), err
+    assert ".hloscope-run.lock" not in os.listdir(kept)  # released at the end
+
+
+def test_a_worker_left_running_cannot_recreate_the_removed_folder(hloscope_bin, tmp_path):
+    """A worker the program started (its own session) compiles after the program and hloscope have
+    ended: XLA creates its dump folder, parents and all, so it used to recreate /tmp/hloscope-run-*."""
+    go, done = tmp_path / "go", tmp_path / "done"
+    worker = tmp_path / "worker.py"
+    worker.write_text("import os, time\n"
+                      f"while not os.path.exists({str(go)!r}):\n    time.sleep(0.05)\n"
+                      "import jax, jax.numpy as jnp\n"
+                      "print(jax.jit(lambda x: x * 2)(jnp.ones(4)))\n"
+                      f"open({str(done)!r}, 'w').close()\n")
+    program = ("import subprocess, sys\n"
+               f"subprocess.Popen([sys.executable, {str(worker)!r}], start_new_session=True,\n"
+               "                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n")
+    r = _run_program(hloscope_bin, tmp_path, program)
+    assert r.returncode == 0, r.stderr
+    go.touch()
+    _wait_for(done, timeout=120)
+    assert not [n for n in os.listdir(tmp_path) if n.startswith("hloscope-run-")]
+
+
+def test_interrupt_while_the_last_dumps_are_checked_prints_the_summary_and_cleans_up(hloscope_bin, tmp_path):
+    """INT to hloscope after the program has ended (it is checking what was dumped): the checking
+    stops, the summary of what was checked is printed, the folder is removed, exit 130."""
+    fixture = os.path.join(ROOT, "tests", "fixtures", "jax", "large_unrolled")
+    pidfile = tmp_path / "pid"
+    # 400 modules of 1.4 MB (hard links: no disk), far more than are checked before the signal.
+    program = _FIND_DUMPS + (
+        "import shutil\n"
+        f"hlo = shutil.copy({os.path.join(fixture, 'module.hlo.txt')!r}, {str(tmp_path)!r})\n"
+        f"ba = shutil.copy({os.path.join(fixture, 'buffer-assignment.txt')!r}, {str(tmp_path)!r})\n"
+        "for i in range(1, 401):\n"
+        "    name = os.path.join(d, f'module_{i:04}.jit_large_unrolled.cpu_after_optimizations')\n"
+        "    os.link(ba, name + '-buffer-assignment.txt')\n"
+        "    os.link(hlo, name + '.txt')\n"
+        f"open({str(pidfile)!r}, 'w').write(str(os.getpid()))\n")
+    p = _start_run(hloscope_bin, tmp_path, program)
+    _wait_for(pidfile, timeout=120)
+    assert not _alive(int(pidfile.read_text()), within=30)
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=120)
+    assert p.returncode == 128 + signal.SIGINT, err[-2000:]
+    assert ("hloscope run: interrupted: the summary covers the compilations checked before Ctrl-C"
+            in err), err[-2000:]
+    checked = re.search(r"hloscope run: (\d+) compilations? of", err)
+    assert checked and int(checked.group(1)) < 400, err[-2000:]
+    assert not [n for n in os.listdir(tmp_path) if n.startswith("hloscope-run-")]
+
+
+def test_the_page_says_which_source_files_it_may_have_read(hloscope_bin, tmp_path):
+    """A page shared onward: it names the roots its lines come from, and hidden files are never among them."""
+    fixture = os.path.join(ROOT, "tests", "fixtures", "jax", "loop_read_after_write", "module.hlo.txt")
+    page = tmp_path / "page.html"
+    r = subprocess.run([hloscope_bin, "report", fixture, "-o", str(page), "--source-root", "tools"],
+                       capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert r.returncode == 0, r.stderr
+    html = page.read_text()
+    assert ("Source lines are read only from regular files under <code>tools</code> (--source-root), never "
+            "from hidden files or folders there (<code>.git</code>, <code>.env</code>) nor from outside them"
+            in html)
+    assert "loops.py" in html and "(not found on this machine" not in html  # read from under the root

@@ -37,6 +37,8 @@ class SourceFiles {
   const std::vector<std::string>* Lines(const std::string& metadata_path);
   // Line `line` of the file, without the newline; nullopt when unknown.
   std::optional<std::string> Line(const std::string& metadata_path, int64_t line);
+  // The roots as given ("." when none was).
+  const std::vector<std::string>& roots() const { return roots_; }
 
  private:
   // A regular file inside a root, within the size limit.

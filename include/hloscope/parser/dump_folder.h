@@ -41,7 +41,20 @@ struct DumpFolder {
   int64_t optimized_files() const;
 };
 
-// Lists the folder (not recursively). An unreadable folder is an error;
+// One regular file of a folder's listing.
+struct DumpFolderEntry {
+  std::string file;  // the file name, no directory
+  int64_t bytes = 0;
+};
+
+// The listing of folder `path` grouped into modules by XLA's file naming:
+// pure (no file is opened or stat'ed), so any listing a folder could hold
+// is fuzzed (fuzz/dump_folder_fuzzer.cc). The buffer assignment beside a
+// module is looked up in the same listing.
+DumpFolder GroupDumpFolder(const std::string& path, const std::vector<DumpFolderEntry>& entries);
+
+// Lists the folder (not recursively; only regular files, so a FIFO or a
+// device is never opened) and groups it. An unreadable folder is an error;
 // a folder without module dumps is not (`modules` is empty).
 Result<DumpFolder> ListDumpFolder(const std::string& path);
 
