@@ -16,10 +16,12 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <set>
 #include <sstream>
 #include <thread>
+#include <utility>
 
 #include "hloscope/app/commands.h"
 #include "hloscope/parser/dump_naming.h"
@@ -38,7 +40,7 @@ namespace fs = std::filesystem;
 
 volatile sig_atomic_t g_child = 0;        // the program's pid while it runs
 volatile sig_atomic_t g_own_group = 0;    // it leads a process group of its own
-volatile sig_atomic_t g_interrupted = 0;  // Ctrl-C after the program ended: stop checking
+volatile sig_atomic_t g_interrupted = 0;  // a signal after the program ended: stop checking
 
 // To the program, or to its whole process group when it has its own: a
 // program run through `sh -c 'python …'` is sh's child, and a signal to sh
@@ -48,77 +50,81 @@ void SignalProgram(int sig) {
   if (child > 0) kill(g_own_group ? -child : child, sig);
 }
 
-// The program has exited and hloscope has not reaped it yet (it is still
-// checking what the program dumped): a signal now is for the checking.
-// Async-signal-safe (waitid), and WNOWAIT leaves the status to waitpid.
+// Whether the program has exited, reaped or not: hloscope may still be
+// checking what it dumped before it notices. Async-signal-safe (waitid);
+// WNOWAIT leaves the status to the main loop's waitpid.
 bool ProgramHasEnded() {
   siginfo_t ended{};
-  return waitid(P_PID, static_cast<id_t>(g_child), &ended, WEXITED | WNOHANG | WNOWAIT) == 0 &&
-         ended.si_pid != 0;
+  if (waitid(P_PID, static_cast<id_t>(g_child), &ended, WEXITED | WNOHANG | WNOWAIT) == 0)
+    return ended.si_pid != 0;
+  return errno == ECHILD;  // reaped, and Ended() not yet called
 }
 
-// TERM or HUP: passed on while the program runs; after it has ended they
-// stop the checking as Ctrl-C does (the summary, the folder removed).
-void ForwardSignal(int sig) {
-  if (g_child <= 0) {
+// INT, QUIT, TERM and HUP while hloscope runs a program:
+// - once the program has ended, they stop the checking: the summary of
+//   what was checked is printed and the folder removed (exit 130);
+// - TERM and HUP are passed on;
+// - INT and QUIT from the terminal reach the program by themselves when it
+//   shares hloscope's process group (hloscope only survives them, to print
+//   the summary after it); sent by another process (`kill -INT`), or when
+//   the program has a group of its own that the terminal cannot reach,
+//   they are passed on.
+// Whether the program has ended is asked before passing a signal on: a
+// program that dies of it is not "interrupted checking".
+void OnSignal(int sig, siginfo_t* info, void*) {
+  int saved_errno = errno;
+  if (g_child <= 0 || ProgramHasEnded()) {
     g_interrupted = 1;
-    return;
+  } else {
+    // si_code <= 0: sent by a process (kill, sigqueue, tgkill), not the kernel's terminal driver.
+    bool from_a_process = info && info->si_code <= 0 && info->si_pid != getpid();
+    if (sig == SIGTERM || sig == SIGHUP || g_own_group || from_a_process) SignalProgram(sig);
   }
-  SignalProgram(sig);
-  if (ProgramHasEnded()) g_interrupted = 1;
+  errno = saved_errno;
 }
 
-// SIGINT: from the terminal (the kernel sends it to the whole foreground
-// group, the program included) it is not passed on again; sent by another
-// process to hloscope (`kill -INT`), it is. After the program has ended it
-// stops the checking, and the summary of what was checked is printed.
-void OnInterrupt(int sig, siginfo_t* info, void*) {
-  if (g_child <= 0) {
-    g_interrupted = 1;
-    return;
-  }
-  if (info && info->si_code == SI_USER && info->si_pid != getpid()) SignalProgram(sig);
-  if (ProgramHasEnded()) g_interrupted = 1;
-}
-
-// While the program runs (and until the summary is printed): Ctrl-C and
-// Ctrl-\ reach it from the terminal (same process group), so hloscope
-// itself does not die of them and prints the summary after it; INT, TERM
-// and HUP sent to hloscope alone are passed on. Run without a terminal in
-// the foreground (CI, a background job), the program gets a process group
-// of its own, and signals go to all of it.
+// Installs OnSignal for the run and restores what was there after it. A
+// signal that was ignored when hloscope started (`nohup hloscope run …`)
+// stays ignored, for the program too, as it would be without hloscope;
+// the others get their defaults in the program (exec resets handlers).
 class SignalsForChild {
  public:
+  static constexpr int kSignals[] = {SIGINT, SIGQUIT, SIGTERM, SIGHUP};
+
   SignalsForChild() {
-    struct sigaction interrupt {};
-    interrupt.sa_sigaction = OnInterrupt;
-    interrupt.sa_flags = SA_SIGINFO;
-    sigaction(SIGINT, &interrupt, &int_);
-    struct sigaction ignore {};
-    ignore.sa_handler = SIG_IGN;
-    sigaction(SIGQUIT, &ignore, &quit_);
-    struct sigaction forward {};
-    forward.sa_handler = ForwardSignal;
-    sigaction(SIGTERM, &forward, &term_);
-    sigaction(SIGHUP, &forward, &hup_);
+    g_child = 0;
+    g_interrupted = 0;
+    for (size_t i = 0; i < std::size(kSignals); ++i) {
+      sigaction(kSignals[i], nullptr, &saved_[i]);
+      if (saved_[i].sa_handler == SIG_IGN) continue;
+      struct sigaction handle {};
+      handle.sa_sigaction = OnSignal;
+      // SA_RESTART: a signal must not cut the summary's write to a full pipe.
+      handle.sa_flags = SA_SIGINFO | SA_RESTART;
+      sigaction(kSignals[i], &handle, nullptr);
+    }
+  }
+  // The set to block from before the program is spawned until Started():
+  // a signal in between is delivered, and passed on, once it is known.
+  static sigset_t Blocked() {
+    sigset_t set;
+    sigemptyset(&set);
+    for (int sig : kSignals) sigaddset(&set, sig);
+    return set;
   }
   void Started(pid_t child, bool own_group) {
     g_own_group = own_group ? 1 : 0;
     g_child = child;
   }
-  // The program has ended: a Ctrl-C now stops the checking.
+  // The program has ended: a signal now stops the checking.
   void Ended() { g_child = 0; }
   ~SignalsForChild() {
     g_child = 0;
-    sigaction(SIGINT, &int_, nullptr);
-    sigaction(SIGQUIT, &quit_, nullptr);
-    sigaction(SIGTERM, &term_, nullptr);
-    sigaction(SIGHUP, &hup_, nullptr);
+    for (size_t i = 0; i < std::size(kSignals); ++i) sigaction(kSignals[i], &saved_[i], nullptr);
   }
 
  private:
-  struct sigaction int_ {
-  }, quit_{}, term_{}, hup_{};
+  struct sigaction saved_[std::size(kSignals)] = {};
 };
 
 // Whether hloscope is the foreground job of a terminal: then the program
@@ -277,6 +283,18 @@ class DumpWatcher {
   int unreadable_ = 0;
 };
 
+// A path inside XLA_FLAGS's double quotes: XLA reads a backslash there as
+// an escape (checked: a flag value a<backslash>b dumped into "ab"), so a
+// backslash and a quote are escaped.
+std::string QuotedForXlaFlags(const std::string& path) {
+  std::string out;
+  for (char c : path) {
+    if (c == '\\' || c == '"') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
 // The environment of the program: ours, with --xla_dump_to appended to
 // XLA_FLAGS (XLA reads its flags left to right; the last one wins), and
 // --xla_dump_include_timestamp: XLA numbers modules per process, so two
@@ -316,7 +334,7 @@ std::vector<std::string> ChildEnvironment(const fs::path& dir, const fs::path& b
   if (dumps)
     // Quoted: XLA splits XLA_FLAGS at spaces outside double quotes.
     env.push_back(fmt::format("XLA_FLAGS={}{}--xla_dump_to=\"{}\" --xla_dump_include_timestamp=true{}", flags,
-                              flags.empty() ? "" : " ", dir.string(), extra));
+                              flags.empty() ? "" : " ", QuotedForXlaFlags(dir.string()), extra));
   else
     env.push_back(fmt::format("HLOSCOPE_RUN_HLO_DIR={}", dir.string()));
   if (sync) {
@@ -349,15 +367,33 @@ bool WriteBootstrap(const fs::path& boot, std::ostream& err) {
   return true;
 }
 
+// The dump folder of one run. Move-only: whatever path leaves
+// RunRunCommand (an early error, an exception such as bad_alloc from a
+// check) releases it.
 struct Folder {
   fs::path path;
   bool temporary = false;
   std::string error;  // why there is no folder
-  // --keep-dumps: this run's claim on the folder (kRunLock), removed at the end.
+  // --keep-dumps: this run's claim on the folder (kRunLock), and the
+  // identity of the file it created, so that only that file is removed.
   fs::path lock;
+  dev_t lock_dev = 0;
+  ino_t lock_ino = 0;
   // A temporary folder: held open, so that the program reaches it through
   // /proc/PID/fd/N of this process (ForProgram).
   int fd = -1;
+
+  Folder() = default;
+  Folder(Folder&& o) noexcept
+      : path(std::move(o.path)),
+        temporary(std::exchange(o.temporary, false)),
+        error(std::move(o.error)),
+        lock(std::exchange(o.lock, {})),
+        lock_dev(o.lock_dev),
+        lock_ino(o.lock_ino),
+        fd(std::exchange(o.fd, -1)) {}
+  Folder& operator=(Folder&&) = delete;
+  ~Folder() { Release(); }
 
   // The path the program is given. For a temporary folder, a path through
   // this process's open descriptor: once the folder is removed (or this
@@ -376,57 +412,88 @@ struct Folder {
     return path;
   }
   // The end of the run: a temporary folder removed, a kept one released.
+  // The descriptor is closed first: from then on no late writer reaches
+  // the folder through /proc while it is being removed.
   void Release() {
     std::error_code ec;
-    if (temporary) fs::remove_all(path, ec);
-    if (!lock.empty()) fs::remove(lock, ec);
     if (fd >= 0) close(fd);
     fd = -1;
+    if (temporary) fs::remove_all(path, ec);
+    temporary = false;
+    struct stat st {};
+    if (!lock.empty() && lstat(lock.c_str(), &st) == 0 && st.st_dev == lock_dev && st.st_ino == lock_ino)
+      fs::remove(lock, ec);
+    lock.clear();
   }
 };
 
-// The file a run holds in its --keep-dumps folder while it runs: created
-// exclusively, so two runs started on one empty folder at once cannot both
-// take it (each would count the other's modules).
 constexpr std::string_view kRunLock = ".hloscope-run.lock";
+
+Folder Refused(std::string why) {
+  Folder refused;
+  refused.error = std::move(why);
+  return refused;
+}
 
 Folder DumpFolder(const RunRequest& request) {
   if (!request.keep_dumps.empty()) {
     fs::path dir = fs::absolute(request.keep_dumps);
-    if (dir.string().find_first_of(" \t\n") != std::string::npos)
-      return Folder{{}, false, RunMessage(RunEvent::kKeepDumpsSpaces, request.keep_dumps)};
+    // Quoted and escaped in XLA_FLAGS as TMPDIR is: only a line break cannot be carried.
+    if (dir.string().find_first_of("\n\r") != std::string::npos)
+      return Refused(RunMessage(RunEvent::kKeepDumpsUnquotable, request.keep_dumps));
     std::error_code ec;
     fs::create_directories(dir, ec);
     if (ec || !fs::is_directory(dir))
-      return Folder{{}, false, RunMessage(RunEvent::kCannotCreate, request.keep_dumps, ec.message())};
+      return Refused(RunMessage(RunEvent::kCannotCreate, request.keep_dumps, ec.message()));
     fs::path lock_path = dir / kRunLock;
-    if (fs::exists(fs::symlink_status(lock_path, ec)))
-      return Folder{{}, false, RunMessage(RunEvent::kKeepDumpsInUse, request.keep_dumps)};
-    if (!fs::is_empty(dir, ec))
-      return Folder{{}, false, RunMessage(RunEvent::kKeepDumpsNotEmpty, request.keep_dumps)};
-    Folder kept{dir, false, ""};
+    if (fs::exists(fs::symlink_status(lock_path, ec))) {
+      // A lock whose run is gone (killed with SIGKILL) is not a claim; one
+      // without a pid yet is (its run is writing it).
+      pid_t holder = 0;
+      std::ifstream(lock_path) >> holder;
+      if (holder <= 0 || kill(holder, 0) == 0 || errno == EPERM)
+        return Refused(RunMessage(RunEvent::kKeepDumpsInUse, request.keep_dumps));
+      fs::remove(lock_path, ec);
+    }
+    if (!fs::is_empty(dir, ec)) return Refused(RunMessage(RunEvent::kKeepDumpsNotEmpty, request.keep_dumps));
+    Folder kept;
+    kept.path = dir;
     int lock = open(lock_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
     if (lock < 0)  // another run took the folder since it was found empty
-      return Folder{{}, false, RunMessage(RunEvent::kKeepDumpsInUse, request.keep_dumps)};
-    kept.lock = lock_path;
+      return Refused(RunMessage(RunEvent::kKeepDumpsInUse, request.keep_dumps));
+    std::string pid = std::to_string(getpid());
+    struct stat st {};
+    bool written =
+        write(lock, pid.data(), pid.size()) == static_cast<ssize_t>(pid.size()) && fstat(lock, &st) == 0;
     close(lock);
+    kept.lock = lock_path;
+    kept.lock_dev = st.st_dev;
+    kept.lock_ino = st.st_ino;
+    if (!written) return Refused(RunMessage(RunEvent::kCannotWrite, lock_path.string()));
+    // A run that ended between the emptiness check and the lock left its
+    // dumps: the folder is no longer empty.
+    size_t entries = 0;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end && entries < 2; it.increment(ec))
+      ++entries;
+    if (entries != 1) return Refused(RunMessage(RunEvent::kKeepDumpsNotEmpty, request.keep_dumps));
     return kept;
   }
   // TMPDIR as the program will see it: absolute (the program may change
   // directory), and one that does not exist is a message, not an uncaught
-  // filesystem error. A space is fine (XLA_FLAGS carries the path quoted);
-  // a double quote or a line break is not.
+  // filesystem error. A space, a quote or a backslash is fine (XLA_FLAGS
+  // carries the path quoted and escaped); a line break is not.
   std::error_code ec;
   fs::path base = fs::temp_directory_path(ec);
   if (!ec) base = fs::absolute(base, ec);
-  if (ec) return Folder{{}, false, RunMessage(RunEvent::kNoTemporaryFolder, "", ec.message())};
-  if (base.string().find_first_of("\"\n\r") != std::string::npos)
-    return Folder{
-        {}, false, RunMessage(RunEvent::kNoTemporaryFolder, "", "TMPDIR holds a quote or a line break")};
+  if (ec) return Refused(RunMessage(RunEvent::kNoTemporaryFolder, "", ec.message()));
+  if (base.string().find_first_of("\n\r") != std::string::npos)
+    return Refused(RunMessage(RunEvent::kNoTemporaryFolder, "", "TMPDIR holds a line break"));
   std::string tmpl = (base / "hloscope-run-XXXXXX").string();
   if (!mkdtemp(tmpl.data()))
-    return Folder{{}, false, RunMessage(RunEvent::kNoTemporaryFolder, "", std::strerror(errno))};
-  Folder temporary{tmpl, true, ""};
+    return Refused(RunMessage(RunEvent::kNoTemporaryFolder, "", std::strerror(errno)));
+  Folder temporary;
+  temporary.path = tmpl;
+  temporary.temporary = true;
   temporary.fd = open(tmpl.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   return temporary;
 }
@@ -468,10 +535,7 @@ int RunRunCommand(const RunRequest& request, std::ostream& out, std::ostream& er
     return kExitError;
   }
   fs::path boot = folder.path / ".hloscope-bootstrap";
-  if ((!request.buffer_assignment || request.raise) && !WriteBootstrap(boot, err)) {
-    folder.Release();
-    return kExitError;
-  }
+  if ((!request.buffer_assignment || request.raise) && !WriteBootstrap(boot, err)) return kExitError;
   std::vector<std::string> env =
       ChildEnvironment(folder.ForProgram(), boot, request.buffer_assignment, request.raise);
   std::vector<char*> envp, argv;
@@ -482,23 +546,29 @@ int RunRunCommand(const RunRequest& request, std::ostream& out, std::ostream& er
   argv.push_back(nullptr);
 
   SignalsForChild signals;
-  g_interrupted = 0;
   bool own_group = !ForegroundOfATerminal();
+  // Signals wait from here until the program's pid is known (the program
+  // itself starts with hloscope's own mask).
+  sigset_t blocked = SignalsForChild::Blocked(), mask;
+  sigprocmask(SIG_BLOCK, &blocked, &mask);
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
+  posix_spawnattr_setsigmask(&attr, &mask);
+  short flags = POSIX_SPAWN_SETSIGMASK;
   if (own_group) {
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+    flags |= POSIX_SPAWN_SETPGROUP;
     posix_spawnattr_setpgroup(&attr, 0);
   }
+  posix_spawnattr_setflags(&attr, flags);
   pid_t pid = 0;
   int rc = posix_spawnp(&pid, argv[0], nullptr, &attr, argv.data(), envp.data());
   posix_spawnattr_destroy(&attr);
+  if (rc == 0) signals.Started(pid, own_group);
+  sigprocmask(SIG_SETMASK, &mask, nullptr);
   if (rc != 0) {
     err << RunMessage(RunEvent::kCannotRun, request.command[0], std::strerror(rc)) << "\n";
-    folder.Release();
     return kExitError;
   }
-  signals.Started(pid, own_group);
   DumpWatcher watcher(folder.path, request, err);
   int status = 0;
   while (true) {

@@ -22,15 +22,19 @@ std::string RunMessage(RunEvent event, std::string_view what, std::string_view w
       return fmt::format("hloscope run: cannot create {}: {}", w, why);
     case RunEvent::kNoTemporaryFolder:
       return fmt::format("hloscope run: cannot create a temporary folder: {}", why);
-    case RunEvent::kKeepDumpsSpaces:
-      return fmt::format("hloscope run: --keep-dumps {}: XLA_FLAGS cannot hold a path with spaces", w);
+    case RunEvent::kKeepDumpsUnquotable:
+      return fmt::format(
+          "hloscope run: --keep-dumps {}: XLA_FLAGS cannot carry a path holding a double quote or a line "
+          "break",
+          w);
     case RunEvent::kKeepDumpsNotEmpty:
       return fmt::format("hloscope run: --keep-dumps {} is not empty: dumps of earlier runs would be counted",
                          w);
     case RunEvent::kKeepDumpsInUse:
       return fmt::format(
-          "hloscope run: --keep-dumps {} is in use by another hloscope run (its {}); each run needs a folder "
-          "of its own, or each would count the other's modules",
+          "hloscope run: --keep-dumps {} is in use by another hloscope run (its {}; remove that file if no "
+          "run is using the folder); each run needs a folder of its own, or each would count the other's "
+          "modules",
           w, ".hloscope-run.lock");
     case RunEvent::kSkipped:
       return fmt::format("hloscope run: skipped {}: {}", w, why.substr(0, why.find('\n')));

@@ -166,7 +166,7 @@ def _run_program(hloscope_bin, tmp_path, program, *opts):
     env = dict(os.environ, TMPDIR=str(tmp_path), JAX_PLATFORMS="cpu")
     env.pop("XLA_FLAGS", None)
     return subprocess.run([hloscope_bin, "run", *opts, "--", sys.executable, str(prog)],
-                          capture_output=True, text=True, env=env, timeout=120)
+                          capture_output=True, text=True, env=env, timeout=120, stdin=subprocess.DEVNULL)
 
 
 def test_a_fifo_in_the_dump_folder_is_skipped_not_read(hloscope_bin, tmp_path):
@@ -215,6 +215,18 @@ def _alive(pid, within=10.0):
     return True
 
 
+def _write_pid(path, indent=""):
+    """Program text that writes its pid to `path` whole (a reader never sees an empty file)."""
+    return (f"{indent}open({str(path)!r} + '.part', 'w').write(str(os.getpid()))\n"
+            f"{indent}os.replace({str(path)!r} + '.part', {str(path)!r})\n")
+
+
+def _wait_until(path, seconds=300):
+    """Program text: wait for `path` to appear, at most `seconds` (a failed test leaves no program behind)."""
+    return (f"_end = time.monotonic() + {seconds}\n"
+            f"while not os.path.exists({str(path)!r}) and time.monotonic() < _end:\n    time.sleep(0.05)\n")
+
+
 def _wait_for(path, timeout=60):
     import time
     end = time.monotonic() + timeout
@@ -223,23 +235,52 @@ def _wait_for(path, timeout=60):
         time.sleep(0.05)
 
 
+_STARTED = []
+
+
+@pytest.fixture(autouse=True)
+def _no_program_left_behind():
+    """A test that fails half-way leaves no hloscope and no program running (each has a group of its own)."""
+    yield
+    while _STARTED:
+        p = _STARTED.pop()
+        if p.poll() is not None:
+            continue
+        try:
+            with open(f"/proc/{p.pid}/task/{p.pid}/children") as f:
+                children = [int(c) for c in f.read().split()]
+        except OSError:
+            children = []
+        for c in children:
+            try:
+                os.killpg(c, signal.SIGKILL)
+            except OSError:
+                pass
+        p.kill()
+        p.wait(timeout=30)
+
+
 def _start_run(hloscope_bin, tmp_path, program, *opts, shell=False, pipes=True):
     prog = tmp_path / "prog.py"
     prog.write_text(program)
     env = dict(os.environ, TMPDIR=str(tmp_path), JAX_PLATFORMS="cpu")
     env.pop("XLA_FLAGS", None)
-    cmd = ["sh", "-c", f"{sys.executable} {prog}"] if shell else [sys.executable, str(prog)]
+    # "; exit $?": sh would otherwise exec python in its place, and no process group would be needed.
+    cmd = ["sh", "-c", f"{sys.executable} {prog}; exit $?"] if shell else [sys.executable, str(prog)]
     # Without pipes when hloscope is killed: the program, still running, would hold them open.
     sink = subprocess.PIPE if pipes else subprocess.DEVNULL
-    return subprocess.Popen([hloscope_bin, "run", *opts, "--", *cmd], stdout=sink, stderr=sink, text=True,
-                            env=env)
+    # stdin not a terminal: hloscope then gives the program a process group of its own, wherever pytest runs.
+    p = subprocess.Popen([hloscope_bin, "run", *opts, "--", *cmd], stdout=sink, stderr=sink, text=True,
+                         env=env, stdin=subprocess.DEVNULL)
+    _STARTED.append(p)
+    return p
 
 
 def test_sigterm_reaches_a_program_run_through_a_shell(hloscope_bin, tmp_path):
     """`run -- sh -c 'python …'`: TERM to hloscope reaches python too (its own process group), and
     hloscope still prints its summary and removes its folder."""
     pidfile = tmp_path / "pid"
-    program = f"import os, time\nopen({str(pidfile)!r}, 'w').write(str(os.getpid()))\ntime.sleep(120)\n"
+    program = "import os, time\n" + _write_pid(pidfile) + "time.sleep(120)\n"
     p = _start_run(hloscope_bin, tmp_path, program, shell=True)
     _wait_for(pidfile)
     pid = int(pidfile.read_text())
@@ -254,8 +295,8 @@ def test_sigterm_reaches_a_program_run_through_a_shell(hloscope_bin, tmp_path):
 def test_sigint_sent_to_hloscope_is_passed_on(hloscope_bin, tmp_path):
     """`kill -INT` to hloscope (not the terminal's Ctrl-C, which reaches the program itself)."""
     pidfile = tmp_path / "pid"
-    program = (f"import os, sys, time\nopen({str(pidfile)!r}, 'w').write(str(os.getpid()))\n"
-               "try:\n    time.sleep(120)\nexcept KeyboardInterrupt:\n    print('interrupted'); sys.exit(4)\n")
+    program = ("import os, sys, time\ntry:\n" + _write_pid(pidfile, "    ") +
+               "    time.sleep(120)\nexcept KeyboardInterrupt:\n    print('interrupted'); sys.exit(4)\n")
     p = _start_run(hloscope_bin, tmp_path, program)
     _wait_for(pidfile)
     p.send_signal(signal.SIGINT)
@@ -272,7 +313,7 @@ def test_raise_does_not_block_when_hloscope_is_gone(hloscope_bin, tmp_path):
     program = ("import os, time\nimport jax, jax.numpy as jnp\n"
                "jax.jit(lambda x: x + 1)(jnp.ones(4)).block_until_ready()\n"
                f"open({str(ready)!r}, 'w').close()\n"
-               f"while not os.path.exists({str(ready)!r} + '.go'):\n    time.sleep(0.05)\n"
+               + _wait_until(str(ready) + '.go') +
                "jax.jit(lambda x: x * 3)(jnp.ones(8)).block_until_ready()\n"
                f"open({str(done)!r}, 'w').close()\n")
     p = _start_run(hloscope_bin, tmp_path, program, "--raise", pipes=False)
@@ -290,7 +331,7 @@ def test_two_runs_cannot_share_a_keep_dumps_folder(hloscope_bin, tmp_path):
     kept, waiting = tmp_path / "kept", tmp_path / "waiting"
     program = ("import os, time\nimport jax, jax.numpy as jnp\n"
                f"open({str(waiting)!r}, 'w').close()\n"
-               f"while not os.path.exists({str(waiting)!r} + '.go'):\n    time.sleep(0.05)\n"
+               + _wait_until(str(waiting) + '.go') +
                "jax.jit(lambda x: x.at[0].set(1.0))(jnp.ones(8)).block_until_ready()\n")
     first = _start_run(hloscope_bin, tmp_path, program, "--keep-dumps", str(kept))
     _wait_for(waiting, timeout=120)
@@ -298,8 +339,9 @@ def test_two_runs_cannot_share_a_keep_dumps_folder(hloscope_bin, tmp_path):
     (tmp_path / "second").mkdir()
     second = _run_program(hloscope_bin, tmp_path / "second", "print('never')\n", "--keep-dumps", str(kept))
     assert second.returncode == 2, second.stderr
-    assert (f"hloscope run: --keep-dumps {kept} is in use by another hloscope run (its .hloscope-run.lock); "
-            "each run needs a folder of its own, or each would count the other's modules") in second.stderr
+    assert (f"hloscope run: --keep-dumps {kept} is in use by another hloscope run (its .hloscope-run.lock; "
+            "remove that file if no run is using the folder); each run needs a folder of its own, or each "
+            "would count the other's modules") in second.stderr
     assert "never" not in second.stdout
     (tmp_path / "waiting.go").touch()
     _, err = first.communicate(timeout=120)
@@ -313,8 +355,7 @@ def test_a_worker_left_running_cannot_recreate_the_removed_folder(hloscope_bin, 
     ended: XLA creates its dump folder, parents and all, so it used to recreate /tmp/hloscope-run-*."""
     go, done = tmp_path / "go", tmp_path / "done"
     worker = tmp_path / "worker.py"
-    worker.write_text("import os, time\n"
-                      f"while not os.path.exists({str(go)!r}):\n    time.sleep(0.05)\n"
+    worker.write_text("import os, time\n" + _wait_until(go) +
                       "import jax, jax.numpy as jnp\n"
                       "print(jax.jit(lambda x: x * 2)(jnp.ones(4)))\n"
                       f"open({str(done)!r}, 'w').close()\n")
@@ -342,7 +383,7 @@ def test_interrupt_while_the_last_dumps_are_checked_prints_the_summary_and_clean
         "    name = os.path.join(d, f'module_{i:04}.jit_large_unrolled.cpu_after_optimizations')\n"
         "    os.link(ba, name + '-buffer-assignment.txt')\n"
         "    os.link(hlo, name + '.txt')\n"
-        f"open({str(pidfile)!r}, 'w').write(str(os.getpid()))\n")
+        + _write_pid(pidfile))
     p = _start_run(hloscope_bin, tmp_path, program)
     _wait_for(pidfile, timeout=120)
     assert not _alive(int(pidfile.read_text()), within=30)
@@ -368,3 +409,25 @@ def test_the_page_says_which_source_files_it_may_have_read(hloscope_bin, tmp_pat
             "from hidden files or folders there (<code>.git</code>, <code>.env</code>) nor from outside them"
             in html)
     assert "loops.py" in html and "(not found on this machine" not in html  # read from under the root
+
+
+@pytest.mark.parametrize("name", ["kept dumps", 'a"quote', "back\\slash"])
+def test_keep_dumps_may_hold_a_space_a_quote_or_a_backslash(hloscope_bin, tmp_path, name):
+    """XLA_FLAGS carries the path quoted and escaped: a space was refused for no reason, and XLA reads
+    a backslash inside quotes as an escape (a<backslash>b dumped into "ab": 0 compilations)."""
+    kept = tmp_path / name
+    r = _run_program(hloscope_bin, tmp_path, RUN_PROGRAM, "--keep-dumps", str(kept))
+    assert r.returncode == 0, r.stderr
+    assert re.search(r"hloscope run: [1-9]\d* compilations? of", r.stderr), r.stderr
+    assert any(n.endswith("after_optimizations.txt") for n in os.listdir(kept))
+    assert sorted(os.listdir(tmp_path)) == sorted([name, "prog.py"])  # nothing dumped elsewhere
+
+
+def test_a_tmpdir_holding_a_backslash_is_where_the_dumps_go(hloscope_bin, tmp_path):
+    tmp = tmp_path / "t\\d"
+    tmp.mkdir()
+    r = _run_program(hloscope_bin, tmp, RUN_PROGRAM, "--fail")
+    assert r.returncode == 0, r.stderr
+    assert re.search(r"hloscope run: [1-9]\d* compilations? of", r.stderr), r.stderr
+    assert sorted(os.listdir(tmp)) == ["prog.py"]  # the temporary folder removed
+    assert sorted(os.listdir(tmp_path)) == ["t\\d"]  # and nothing dumped beside it

@@ -14,21 +14,22 @@ struct RunRecord;
 
 // What happened, one line each, "hloscope run: " first.
 enum class RunEvent : uint8_t {
-  kNoProgram,          // nothing after the options
-  kCannotRun,          // the program (`what`) could not be started (`why`)
-  kCannotWrite,        // a file (`what`) could not be written
-  kCannotCreate,       // a folder (`what`) could not be created (`why`)
-  kNoTemporaryFolder,  // `why`
-  kKeepDumpsSpaces,    // --keep-dumps `what` holds a space (XLA_FLAGS splits it)
-  kKeepDumpsNotEmpty,  // --keep-dumps `what` has files already
-  kKeepDumpsInUse,     // --keep-dumps `what` is another run's, still running
-  kSkipped,            // a dump (`what`) that does not parse (`why`)
-  kNotAFile,           // an entry of the dump folder (`what`) that is not a regular file (a FIFO)
-  kUnchecked,          // --fail: `what` compilations could not be checked
-  kNothingForHtml,     // --html with nothing compiled
-  kDumpsKept,          // in `what`
-  kExited,             // the program ended (`why`: how); the summary covers what it compiled
-  kInterrupted,        // Ctrl-C while the last compilations were checked
+  kNoProgram,            // nothing after the options
+  kCannotRun,            // the program (`what`) could not be started (`why`)
+  kCannotWrite,          // a file (`what`) could not be written
+  kCannotCreate,         // a folder (`what`) could not be created (`why`)
+  kNoTemporaryFolder,    // `why`
+  kKeepDumpsUnquotable,  // --keep-dumps `what` holds a double quote or a line break (XLA_FLAGS cannot carry
+                         // it)
+  kKeepDumpsNotEmpty,    // --keep-dumps `what` has files already
+  kKeepDumpsInUse,       // --keep-dumps `what` is another run's, still running
+  kSkipped,              // a dump (`what`) that does not parse (`why`)
+  kNotAFile,             // an entry of the dump folder (`what`) that is not a regular file (a FIFO)
+  kUnchecked,            // --fail: `what` compilations could not be checked
+  kNothingForHtml,       // --html with nothing compiled
+  kDumpsKept,            // in `what`
+  kExited,               // the program ended (`why`: how); the summary covers what it compiled
+  kInterrupted,          // Ctrl-C while the last compilations were checked
 };
 std::string RunMessage(RunEvent event, std::string_view what = "", std::string_view why = "");
 
