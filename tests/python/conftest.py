@@ -5,6 +5,7 @@ else `hloscope` on PATH (what `pip install .` puts there).
 """
 import json
 import os
+import signal
 import subprocess
 import sys
 
@@ -19,6 +20,14 @@ os.environ.setdefault("ALLOW_MULTIPLE_LIBTPU_LOAD", "1")
 # first test module to import jax decided it, so a selection of tests could fail where the whole
 # suite passed (this machine has no GPU or TPU to run on).
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
+
+# A shell without job control starts a background job (`pytest … &`, a CI step run in the
+# background) with SIGINT ignored; Python then keeps it ignored, and every process it starts
+# inherits that: `hloscope run` keeps an ignored SIGINT (nohup's contract) and so does the program,
+# so the tests that interrupt a run would wait for nothing. A handled signal is reset to the
+# default in a child, an ignored one is not: handle it here.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
