@@ -56,6 +56,10 @@ class ModuleReport:
     # The module before SPMD partitioning the re-shard origins were read from (a
     # --xla_dump_hlo_pass_re=spmd-partitioning dump), or None (docs/sharding.md).
     pre_partition: Optional[str] = None
+    # What one call needs per device by XLA's buffer assignment ({"peak_bytes", "spaces",
+    # "temp_peak", "allocations", "allocation_count"}: docs/json-format.md, docs/memory.md);
+    # None without the module's buffer-assignment dump.
+    memory: Optional[dict] = None
     extra: dict = field(default_factory=dict, repr=False, compare=False)
     _report: Optional["Report"] = field(default=None, repr=False, compare=False)
     _index: int = field(default=0, repr=False, compare=False)
@@ -106,6 +110,7 @@ _MODULE_CONVERT = {
     "loops": _list(Loop),
     "collectives": _list(Collective),
     "spmd": dict,
+    "memory": dict,
 }
 
 
@@ -260,6 +265,12 @@ class Report:
     @property
     def parameters(self) -> list:
         return [p for m in self.modules for p in m.parameters]
+
+    @property
+    def memory(self) -> Optional[dict]:
+        """The memory of the module (a jitted function compiles to one): ModuleReport.memory of
+        the first module that has one, or None without a buffer assignment."""
+        return next((m.memory for m in self.modules if m.memory is not None), None)
 
     @property
     def fusions(self) -> list:

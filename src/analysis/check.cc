@@ -182,6 +182,11 @@ ModuleCheck CheckModule(const HloModule& module, const ExecutionCounts& counts, 
   result.Reindex();
   if (options.thunk_metadata)
     CheckThunks(module, *options.thunk_metadata, options.thunk_metadata_path, &result);
+  if (options.buffer_assignment) {
+    MemoryOptions memory;
+    memory.source = options.source;
+    result.memory = AnalyzeMemory(module, *options.buffer_assignment, result, memory);
+  }
   return result;
 }
 
@@ -233,6 +238,12 @@ const UpdateFinding* ModuleCheck::FindUpdate(const UpdateSite& site) const {
 const CollectiveFinding* ModuleCheck::FindCollective(const HloInstruction* instruction) const {
   for (const CollectiveFinding& c : collectives)
     if (c.instruction == instruction) return &c;
+  return nullptr;
+}
+
+const ParameterFinding* ModuleCheck::FindParameter(int64_t number) const {
+  for (const ParameterFinding& p : parameters)
+    if (p.number == number) return &p;
   return nullptr;
 }
 

@@ -2,6 +2,7 @@
 #include "hloscope/analysis/module_stats.h"
 #include "hloscope/app/commands.h"
 #include "hloscope/ir/printer.h"
+#include "hloscope/report/render_memory.h"
 #include "hloscope/report/render_stats.h"
 
 namespace hloscope {
@@ -12,6 +13,15 @@ int RunStatsCommand(Session& session, OutputFormat format, std::ostream& out) {
   Renderers r;
   r.text = [&](std::ostream& o) { RenderStatsText(stats, o); };
   r.json = [&](std::ostream& o) { WriteStatsJson(stats, o); };
+  Render(r, format, out);
+  return kExitOk;
+}
+
+int RunMemoryCommand(Session& session, OutputFormat format, std::ostream& out) {
+  std::vector<const ModuleCheck*> modules = session.Checks();
+  Renderers r;
+  r.text = [&](std::ostream& o) { RenderMemoryText(modules, o); };
+  r.json = [&](std::ostream& o) { WriteMemoryJson(modules, o); };
   Render(r, format, out);
   return kExitOk;
 }

@@ -152,6 +152,9 @@ int RunInspection(const CommandLine& l, Command command, std::ostream& out, std:
     case Command::kStats:
       return WithSession(InputRequest(l, false, false), err,
                          [&](Session& s) { return RunStatsCommand(s, format, out); });
+    case Command::kMemory:
+      return WithSession(InputRequest(l, true, true), err,
+                         [&](Session& s) { return RunMemoryCommand(s, format, out); });
     case Command::kPrint:
       return WithSession(InputRequest(l, false, false), err,
                          [&](Session& s) { return RunPrintCommand(s, out); });
@@ -230,6 +233,7 @@ void BindPositionals(CLI::App& cmd, CommandLine& l, Command command) {
       break;
     case Command::kReport:
     case Command::kStats:
+    case Command::kMemory:
     case Command::kPrint:
     case Command::kFusions:
     case Command::kAnnotate:

@@ -39,6 +39,10 @@ constexpr CommandEntry kCommands[] = {
      "[--] COMMAND..."},
     {C::kStats, "stats", "Computations by role, instructions by opcode, parameter and output bytes",
      kTextJson, "FILE"},
+    {C::kMemory, "memory",
+     "What one call needs per device by XLA's buffer assignment: the peak and its parts (arguments, outputs, "
+     "donations, temporaries), when the temporaries peak and what is live then, every argument's donation",
+     kTextJson, "FILE"},
     {C::kPrint, "print", "Parse and print the module back in canonical HLO text", {}, "FILE"},
     {C::kFusions, "fusions",
      "Every kernel (fusion): its kind, the operations and source lines fused into it, bytes read and "
@@ -117,10 +121,10 @@ std::vector<std::string> GateNames(Command command) {
 
 #define BIND [](CLI::App & cmd, CommandLine & l, const FlagEntry& f, const CommandEntry& c) -> CLI::Option*
 
-constexpr CommandSet kReading = {C::kCheck, C::kReport,   C::kStats,   C::kPrint,  C::kFusions,
+constexpr CommandSet kReading = {C::kCheck, C::kReport,   C::kStats,   C::kMemory, C::kPrint, C::kFusions,
                                  C::kWhere, C::kAnnotate, C::kExplain, C::kScopes, C::kDiff};
-constexpr CommandSet kWithBufferAssignment = {C::kCheck,    C::kReport,  C::kFusions, C::kWhere,
-                                              C::kAnnotate, C::kExplain, C::kDiff,    C::kRun};
+constexpr CommandSet kWithBufferAssignment = {C::kCheck,    C::kMemory,  C::kReport, C::kFusions, C::kWhere,
+                                              C::kAnnotate, C::kExplain, C::kDiff,   C::kRun};
 constexpr CommandSet kFiltering = {C::kCheck, C::kReport, C::kDiff, C::kRun};
 constexpr CommandSet kScoped = {C::kCheck, C::kReport, C::kFusions, C::kWhere, C::kAnnotate};
 constexpr CommandSet kGating = {C::kCheck, C::kDiff, C::kRun};
@@ -128,8 +132,8 @@ constexpr CommandSet kGating = {C::kCheck, C::kDiff, C::kRun};
 const FlagEntry kFlags[] = {
     // -- Input -------------------------------------------------------------------------
     {"--format", "FORMAT", "Input", "the output format (the command's formats are listed with it)",
-     {C::kCheck, C::kReport, C::kDiff, C::kStats, C::kFusions, C::kWhere, C::kAnnotate, C::kExplain,
-      C::kScopes, C::kRules, C::kReference},
+     {C::kCheck, C::kReport, C::kDiff, C::kStats, C::kMemory, C::kFusions, C::kWhere, C::kAnnotate,
+      C::kExplain, C::kScopes, C::kRules, C::kReference},
      BIND{std::vector<std::string> names;
 for (OutputFormat format : c.formats) names.push_back(std::string(FormatName(format)));
 return cmd.add_option(std::string(f.names), l.format, fmt::format("{}: {}", Help(f), fmt::join(names, ", ")))

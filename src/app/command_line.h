@@ -27,6 +27,7 @@ enum class Command : uint8_t {
   kDiff,
   kRun,
   kStats,
+  kMemory,
   kPrint,
   kFusions,
   kWhere,

@@ -13,6 +13,7 @@
 #include "hloscope/report/donation_words.h"
 #include "hloscope/report/enum_names.h"
 #include "hloscope/report/json_stream.h"
+#include "hloscope/report/render_memory.h"
 #include "hloscope/report/thunk_words.h"
 #include "hloscope/report/wording.h"
 #include "hloscope/support/human_bytes.h"
@@ -259,6 +260,9 @@ void RenderCheckText(const std::vector<const ModuleCheck*>& modules, const Check
     if (!m.updates.empty()) UpdatesSection(m, out);
     if (!m.loops.empty()) LoopsSection(m, out);
     if (!m.parameters.empty()) ParametersSection(m, out);
+    if (std::string memory = MemorySummaryLine(m); !memory.empty())
+      out << fmt::format("\nMEMORY (XLA's buffer assignment; `hloscope memory` lists what fills it)\n  {}\n",
+                         memory);
     if (m.buffer_assignment_applied) {
       ConfirmationCounts n = CountConfirmations(m);
       ConfirmationCounts r = CountRewriteConfirmations(m);
@@ -324,6 +328,7 @@ void WriteCheckJson(const std::vector<const ModuleCheck*>& modules, const std::v
     head["thunks"] = ThunkCheckJson(m->thunks);
     head["spmd"] = SpmdJson(m->spmd);
     head["pre_partition"] = m->pre_partition_applied ? Json(m->pre_partition_path) : Json(nullptr);
+    head["memory"] = MemoryJson(*m);
     js.Members(head);
     js.Array("parameters", m->parameters, [&](const ParameterFinding& p) { return ParameterJson(*m, p); });
     js.Array("copies", m->copies, CopyJson);

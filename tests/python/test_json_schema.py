@@ -2,7 +2,7 @@
 
 The commands run in-process through the extension's run_cli (the CLI's own
 code): check (plain, scoped, with gates), stats, fusions, where, annotate,
-explain (the module reading and one instruction). The schemas are closed
+explain (the module reading and one instruction), memory. The schemas are closed
 (additionalProperties: false), so a field the engine adds without
 documenting it fails here too.
 """
@@ -20,7 +20,7 @@ from hloscope import _hloscope  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SCHEMA_DIR = os.path.join(REPO, "docs", "schema")
-COMMANDS = ("check", "stats", "fusions", "where", "annotate", "explain", "scopes")
+COMMANDS = ("check", "stats", "memory", "fusions", "where", "annotate", "explain", "scopes")
 
 
 def _registry():
@@ -94,6 +94,7 @@ def test_every_command_validates(hlo):
     for s in scopes["modules"][0]["scopes"][:1]:
         validate("check", run("check", hlo, "--format", "json", "--scope", s["path"]), what + " (scope)")
     validate("stats", run("stats", hlo, "--format", "json"), what)
+    validate("memory", run("memory", hlo, "--format", "json"), what)
     validate("fusions", run("fusions", hlo, "--format", "json"), what)
     validate("where", run("where", hlo, program_file(hlo), "--format", "json",
                           "--source-root", REPO), what)

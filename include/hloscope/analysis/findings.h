@@ -22,6 +22,7 @@
 #include "hloscope/analysis/dataflow.h"
 #include "hloscope/analysis/donation.h"
 #include "hloscope/analysis/execution_counts.h"
+#include "hloscope/analysis/memory_usage.h"
 #include "hloscope/analysis/source_map.h"
 #include "hloscope/ir/module.h"
 #include "hloscope/parser/buffer_assignment.h"
@@ -576,6 +577,11 @@ class ModuleCheck {
   // diagnostic; the collective is left out.
   std::vector<std::string> undecoded;
   std::optional<ThunkCheck> thunks;  // a GPU thunk dump was given or found
+  // The memory by the buffer assignment, when one of this module's was
+  // applied (analysis/memory_usage.h).
+  std::optional<MemoryUsage> memory;
+  // The parameter finding of entry parameter `number`; nullptr if none.
+  const ParameterFinding* FindParameter(int64_t number) const;
 
   // The copy finding whose `copy` is `position`; nullptr if none.
   const CopyFinding* FindCopy(const HloPosition& position) const;

@@ -175,6 +175,9 @@ Result<Json> LoadCheckDocument(const std::string& path, const DiffRequest& reque
 int RunDiffCommand(const DiffRequest& request, std::ostream& out, std::ostream& err);
 
 int RunStatsCommand(Session& session, OutputFormat format, std::ostream& out);
+// `memory`: each module's memory by its buffer assignment (a module without
+// one says how to get it).
+int RunMemoryCommand(Session& session, OutputFormat format, std::ostream& out);
 // `hloscope scopes`: every module's named scopes with instruction counts.
 int RunScopesCommand(Session& session, OutputFormat format, std::ostream& out);
 // `hloscope rules`: the catalog of causes and rules, and the gates.

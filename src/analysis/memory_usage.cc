@@ -1,0 +1,295 @@
+#include "hloscope/analysis/memory_usage.h"
+
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "hloscope/analysis/call_graph.h"
+#include "hloscope/analysis/donation.h"
+#include "hloscope/analysis/findings.h"
+#include "hloscope/ir/name_index.h"
+#include "hloscope/support/saturating.h"
+
+namespace hloscope {
+namespace {
+
+AllocationRole AllocationRoleOf(const BufferAllocation& a) {
+  if (a.parameter_number)
+    return a.maybe_live_out ? AllocationRole::kDonatedArgument : AllocationRole::kArgument;
+  if (a.is_constant) return AllocationRole::kConstant;
+  if (a.is_thread_local) return AllocationRole::kThreadLocal;
+  if (a.maybe_live_out) return AllocationRole::kOutput;
+  if (a.is_preallocated_temp) return AllocationRole::kTemporary;
+  return AllocationRole::kOther;
+}
+
+// The instruction a dump's value names, when exactly one of the module's
+// has that name (XLA's names are unique; hand-written text may repeat them).
+const HloInstruction* Named(const HloModule& module, const std::string& name) {
+  std::vector<const HloInstruction*> named = module.names().InstructionsNamed(name);
+  return named.size() == 1 ? named[0] : nullptr;
+}
+
+MemorySpaceUsage& SpaceFor(std::vector<MemorySpaceUsage>& spaces, int64_t color) {
+  for (MemorySpaceUsage& s : spaces)
+    if (s.color == color) return s;
+  MemorySpaceUsage s;
+  s.color = color;
+  s.host = color == kHostMemorySpace;
+  spaces.push_back(s);
+  return spaces.back();
+}
+
+ArgumentMemory ArgumentMemoryOf(const HloModule& module, const BufferAllocation& a,
+                                const ParameterFinding* p) {
+  DonationKind kind = DonationOf(module, *a.parameter_number, a.parameter_index);
+  if (kind == DonationKind::kInputOutputAlias) return ArgumentMemory::kDonatedReused;
+  if (p && p->request && p->request->requested && p->request->dropped)
+    return ArgumentMemory::kDonatedNotReused;
+  if (kind == DonationKind::kBufferDonor) return ArgumentMemory::kDonorOnly;
+  return p && p->copied() ? ArgumentMemory::kKeptAndCopied : ArgumentMemory::kKept;
+}
+
+// The flattened schedule (HloLiveRange::FlattenSchedule): each sequential
+// computation's instructions in text order, a called computation's
+// (condition before body, branches in order) placed before the
+// instruction that calls it. A computation is placed once, at its first
+// caller; fused and embedded computations are parts of one kernel and own
+// no buffers.
+class Schedule {
+ public:
+  explicit Schedule(const HloModule& module) {
+    if (module.entry_computation()) Place(*module.entry_computation(), 0);
+  }
+  std::optional<int64_t> TimeOf(const HloInstruction* instr) const {
+    auto it = time_.find(instr);
+    return it == time_.end() ? std::nullopt : std::optional<int64_t>(it->second);
+  }
+  const std::vector<const HloInstruction*>& sequence() const { return sequence_; }
+
+ private:
+  // Nesting deeper than this is hostile input, not a program.
+  static constexpr int kMaxDepth = 256;
+
+  void Place(const HloComputation& comp, int depth) {
+    if (depth > kMaxDepth || !placed_.insert(&comp).second) return;
+    for (const HloInstruction* instr : comp.instructions()) {
+      for (CallRole role :
+           {CallRole::kCondition, CallRole::kBody, CallRole::kBranch, CallRole::kTrueComputation,
+            CallRole::kFalseComputation, CallRole::kToApply, CallRole::kCalls})
+        for (const CalledComputation& c : instr->called_computations())
+          if (c.role == role && c.computation && IsSequentialRole(RoleOf(*c.computation)))
+            Place(*c.computation, depth + 1);
+      time_.emplace(instr, static_cast<int64_t>(sequence_.size()));
+      sequence_.push_back(instr);
+    }
+  }
+
+  std::unordered_set<const HloComputation*> placed_;
+  std::unordered_map<const HloInstruction*, int64_t> time_;
+  std::vector<const HloInstruction*> sequence_;
+};
+
+struct TimedValue {
+  const BufferValue* value = nullptr;
+  const HloInstruction* instruction = nullptr;
+  int64_t start = 0;
+  int64_t end = 0;
+};
+
+// Live from its definition to its last use (uses followed through
+// forwarding instructions; a value reaching the entry's result lives to
+// the end).
+std::optional<TimedValue> LiveRange(const Schedule& schedule, const HloModule& module, const BufferValue& v) {
+  const HloInstruction* instr = Named(module, v.instruction);
+  if (!instr) return std::nullopt;
+  std::optional<int64_t> start = schedule.TimeOf(instr);
+  if (!start) return std::nullopt;
+  TimedValue t{&v, instr, *start, *start};
+  HloPosition position{instr, v.index};
+  for (const HloUse& use : UsesOf(position))
+    if (std::optional<int64_t> u = schedule.TimeOf(use.user)) t.end = std::max(t.end, *u);
+  std::vector<ShapeIndex> outputs;
+  if (ReachesEntryOutput(position, &outputs))
+    t.end = std::max<int64_t>(t.end, static_cast<int64_t>(schedule.sequence().size()) - 1);
+  return t;
+}
+
+// Bytes covered by the byte ranges [offset, offset + size), united.
+int64_t UnitedBytes(std::vector<std::pair<int64_t, int64_t>> ranges) {
+  std::sort(ranges.begin(), ranges.end());
+  int64_t total = 0, end = -1;
+  for (auto [begin, size] : ranges) {
+    int64_t stop = SatAdd(begin, size);
+    if (stop <= end) continue;
+    total = SatAdd(total, stop - std::max(begin, end));
+    end = stop;
+  }
+  return total;
+}
+
+LiveValueKind KindOf(const HloInstruction* instr, const ShapeIndex& index, const BufferValue& v,
+                     const ModuleCheck& check, const CopyFinding** copy) {
+  if (const CopyFinding* c = check.FindCopy(HloPosition{instr, index})) {
+    *copy = c;
+    return LiveValueKind::kCopy;
+  }
+  if (v.phi || instr->opcode() == HloOpcode::kWhile) return LiveValueKind::kLoopCarry;
+  for (const UpdateFinding* u : check.UpdatesOf(instr))
+    if (!u->enclosing_loops.empty()) return LiveValueKind::kLoopUpdate;
+  return LiveValueKind::kTemporary;
+}
+
+std::optional<TempPeak> FindTempPeak(const HloModule& module, const BufferAllocation& heap,
+                                     const ModuleCheck& check, const MemoryOptions& options) {
+  Schedule schedule(module);
+  if (schedule.sequence().empty()) return std::nullopt;
+  std::vector<TimedValue> values;
+  for (const BufferValue& v : heap.values)
+    if (v.size > 0 && v.offset >= 0)
+      if (std::optional<TimedValue> t = LiveRange(schedule, module, v)) values.push_back(*t);
+  if (values.empty()) return std::nullopt;
+
+  // Sweep the schedule: a chunk (offset, size) counts once however many
+  // values of one buffer hold it at that time (a loop's carry and the
+  // values it flows through share their chunk).
+  struct Event {
+    int64_t time;
+    int delta;
+    const TimedValue* value;
+  };
+  std::vector<Event> events;
+  events.reserve(values.size() * 2);
+  for (const TimedValue& t : values) {
+    events.push_back({t.start, +1, &t});
+    events.push_back({t.end + 1, -1, &t});
+  }
+  std::sort(events.begin(), events.end(), [](const Event& a, const Event& b) {
+    return a.time != b.time ? a.time < b.time : a.delta < b.delta;
+  });
+  std::map<std::pair<int64_t, int64_t>, int> chunks;
+  int64_t bytes = 0, best = -1, best_time = 0;
+  for (size_t i = 0; i < events.size();) {
+    int64_t time = events[i].time;
+    for (; i < events.size() && events[i].time == time; ++i) {
+      const BufferValue& v = *events[i].value->value;
+      int& count = chunks[{v.offset, v.size}];
+      if (events[i].delta > 0 && count++ == 0) bytes = SatAdd(bytes, v.size);
+      if (events[i].delta < 0 && --count == 0) bytes -= v.size;
+    }
+    if (bytes > best) {
+      best = bytes;
+      best_time = time;
+    }
+  }
+
+  TempPeak peak;
+  peak.color = heap.color;
+  peak.time = best_time;
+  peak.schedule_length = static_cast<int64_t>(schedule.sequence().size());
+  peak.instruction = best_time < peak.schedule_length ? schedule.sequence()[best_time] : nullptr;
+  peak.heap_bytes = heap.size;
+  std::vector<std::pair<int64_t, int64_t>> ranges;
+  std::vector<const TimedValue*> live;
+  for (const TimedValue& t : values)
+    if (t.start <= best_time && best_time <= t.end) {
+      ranges.emplace_back(t.value->offset, t.value->size);
+      live.push_back(&t);
+    }
+  peak.live_bytes = UnitedBytes(std::move(ranges));
+  peak.live_count = static_cast<int64_t>(live.size());
+  std::stable_sort(live.begin(), live.end(),
+                   [](const TimedValue* a, const TimedValue* b) { return a->value->size > b->value->size; });
+  for (const TimedValue* t : live) {
+    if (peak.live.size() == kMaxLiveValues) break;
+    LiveValue lv;
+    lv.value = HloPosition{t->instruction, t->value->index};
+    lv.listed = t->value;
+    lv.bytes = t->value->size;
+    const CopyFinding* copy = nullptr;
+    lv.kind = KindOf(t->instruction, t->value->index, *t->value, check, &copy);
+    if (copy) lv.copy = copy->copy;
+    lv.source = copy && copy->source ? copy->source : ResolveSource(module, *t->instruction, options.source);
+    peak.live.push_back(std::move(lv));
+  }
+  if (peak.instruction) peak.source = ResolveSource(module, *peak.instruction, options.source);
+  return peak;
+}
+
+}  // namespace
+
+const MemorySpaceUsage* MemoryUsage::Space(int64_t color) const {
+  for (const MemorySpaceUsage& s : spaces)
+    if (s.color == color) return &s;
+  return nullptr;
+}
+
+int64_t MemoryUsage::device_peak_bytes() const {
+  const MemorySpaceUsage* s = Space(0);
+  return s ? s->peak_bytes : 0;
+}
+
+MemoryUsage AnalyzeMemory(const HloModule& module, const BufferAssignment& ba, const ModuleCheck& check,
+                          const MemoryOptions& options) {
+  MemoryUsage usage;
+  SpaceFor(usage.spaces, 0);
+  std::vector<AllocationUsage> allocations;
+  const BufferAllocation* device_heap = nullptr;
+  for (const BufferAllocation& a : ba.allocations()) {
+    MemorySpaceUsage& s = SpaceFor(usage.spaces, a.color);
+    AllocationRole role = AllocationRoleOf(a);
+    // An allocation counts in every total its flags name, as in XLA: a
+    // donated parameter is argument, output and alias at once.
+    if (a.parameter_number) s.argument_bytes = SatAdd(s.argument_bytes, a.size);
+    if (a.maybe_live_out) s.output_bytes = SatAdd(s.output_bytes, a.size);
+    if (a.parameter_number && a.maybe_live_out) s.alias_bytes = SatAdd(s.alias_bytes, a.size);
+    if (a.is_preallocated_temp) s.temp_bytes = SatAdd(s.temp_bytes, a.size);
+    if (role == AllocationRole::kConstant) s.constant_bytes = SatAdd(s.constant_bytes, a.size);
+    if (role == AllocationRole::kThreadLocal) s.thread_local_bytes = SatAdd(s.thread_local_bytes, a.size);
+    if (role == AllocationRole::kTemporary && a.color == 0 && (!device_heap || a.size > device_heap->size))
+      device_heap = &a;
+    if (role == AllocationRole::kConstant || role == AllocationRole::kThreadLocal) continue;
+
+    AllocationUsage u;
+    u.allocation = &a;
+    u.role = role;
+    u.bytes = a.size;
+    if (a.parameter_number) {
+      const HloComputation* entry = module.entry_computation();
+      const HloInstruction* param = entry ? entry->parameter(*a.parameter_number) : nullptr;
+      u.value = HloPosition{param, a.parameter_index};
+      u.parameter_number = a.parameter_number;
+      const ParameterFinding* finding = nullptr;
+      for (const ParameterFinding& p : check.parameters)
+        if (p.number == *a.parameter_number) finding = &p;
+      u.argument = ArgumentMemoryOf(module, a, finding);
+    } else {
+      // The largest value an instruction defines; phi values, a loop's
+      // state, name no instruction that made the bytes.
+      const BufferValue* best = nullptr;
+      for (int pass = 0; pass < 2 && !best; ++pass)
+        for (const BufferValue& v : a.values)
+          if ((pass == 1 || !v.phi) && Named(module, v.instruction) && (!best || v.size > best->size))
+            best = &v;
+      if (best) u.value = HloPosition{Named(module, best->instruction), best->index};
+    }
+    if (u.value.instruction) u.source = ResolveSource(module, *u.value.instruction, options.source);
+    allocations.push_back(std::move(u));
+  }
+  for (MemorySpaceUsage& s : usage.spaces) {
+    int64_t sum = SatAdd(SatAdd(s.argument_bytes, s.output_bytes), s.temp_bytes);
+    s.peak_bytes = sum == kSaturated ? sum : std::max<int64_t>(0, sum - s.alias_bytes);
+  }
+  std::sort(usage.spaces.begin(), usage.spaces.end(),
+            [](const MemorySpaceUsage& a, const MemorySpaceUsage& b) { return a.color < b.color; });
+  std::stable_sort(allocations.begin(), allocations.end(),
+                   [](const AllocationUsage& a, const AllocationUsage& b) { return a.bytes > b.bytes; });
+  usage.allocation_count = static_cast<int64_t>(allocations.size());
+  if (allocations.size() > kMaxAllocations) allocations.resize(kMaxAllocations);
+  usage.allocations = std::move(allocations);
+  if (device_heap) usage.temp_peak = FindTempPeak(module, *device_heap, check, options);
+  return usage;
+}
+
+}  // namespace hloscope
