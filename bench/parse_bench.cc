@@ -13,17 +13,20 @@
 // generated dumps of 1, 4 and 16 MB — a plain one, one whose every value
 // names the same instruction, one value wrapped over every line. Linear
 // parsing shows as the same bytes/s at every size (it was quadratic in the
-// last two: 59 s for 10 MB).
+// last two: 59 s for 10 MB). BM_CheckWithBufferAssignment and
+// BM_AnalyzeMemory: what the memory analysis adds to the check (below).
 #include <benchmark/benchmark.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "hloscope/analysis/check.h"
+#include "hloscope/analysis/memory_usage.h"
 #include "hloscope/app/commands.h"
 #include "hloscope/app/session.h"
 #include "hloscope/parser/buffer_assignment.h"
@@ -104,6 +107,67 @@ void BM_CheckCommand(benchmark::State& state) {
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(text->size()));
 }
 BENCHMARK(BM_CheckCommand)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// BM_CheckWithBufferAssignment / BM_AnalyzeMemory: the check of the bench
+// file with the buffer assignment beside it (HLOSCOPE_BENCH_FILE's
+// -buffer-assignment.txt / buffer-assignment.txt), which includes the memory
+// analysis, and the memory analysis alone on the same parsed module: their
+// ratio is what memory adds to `check` (issue 27: <= 25 %).
+struct CheckedBenchFile {
+  std::unique_ptr<hloscope::HloModuleGroup> group;
+  std::unique_ptr<hloscope::BufferAssignment> ba;
+};
+const CheckedBenchFile* BenchFileWithAssignment(benchmark::State& state) {
+  static CheckedBenchFile cached;
+  static std::string cached_path;
+  auto text = BenchFile(state);
+  if (!text) return nullptr;
+  const char* path = std::getenv("HLOSCOPE_BENCH_FILE");
+  if (cached_path != path) {
+    std::optional<std::string> ba_path = hloscope::FindBufferAssignmentBeside(path);
+    if (!ba_path) {
+      state.SkipWithError("no buffer assignment beside HLOSCOPE_BENCH_FILE");
+      return nullptr;
+    }
+    auto ba = hloscope::ReadBufferAssignmentFile(*ba_path);
+    auto group = hloscope::ParseHloText(text);
+    if (!ba.ok() || !group.ok() || group->modules.size() != 1) {
+      state.SkipWithError("the bench file and its buffer assignment do not read as one module");
+      return nullptr;
+    }
+    cached.ba = std::make_unique<hloscope::BufferAssignment>(std::move(ba).value());
+    cached.group = std::make_unique<hloscope::HloModuleGroup>(std::move(group).value());
+    cached_path = path;
+  }
+  return &cached;
+}
+
+void BM_CheckWithBufferAssignment(benchmark::State& state) {
+  const CheckedBenchFile* f = BenchFileWithAssignment(state);
+  if (!f) return;
+  const hloscope::HloModule& m = *f->group->modules[0];
+  hloscope::CheckOptions options;
+  options.buffer_assignment = f->ba.get();
+  for (auto _ : state) {
+    hloscope::ExecutionCounts counts = hloscope::ExecutionCounts::Run(m);
+    hloscope::ModuleCheck check = hloscope::CheckModule(m, counts, options);
+    benchmark::DoNotOptimize(check.memory.has_value());
+  }
+}
+BENCHMARK(BM_CheckWithBufferAssignment)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_AnalyzeMemory(benchmark::State& state) {
+  const CheckedBenchFile* f = BenchFileWithAssignment(state);
+  if (!f) return;
+  const hloscope::HloModule& m = *f->group->modules[0];
+  hloscope::ExecutionCounts counts = hloscope::ExecutionCounts::Run(m);
+  hloscope::ModuleCheck check = hloscope::CheckModule(m, counts);
+  for (auto _ : state) {
+    hloscope::MemoryUsage usage = hloscope::AnalyzeMemory(m, *f->ba, check);
+    benchmark::DoNotOptimize(usage.allocations.size());
+  }
+}
+BENCHMARK(BM_AnalyzeMemory)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_ParseCorpus(benchmark::State& state) {
   std::filesystem::path dir = HLOSCOPE_CORPUS_DIR;

@@ -35,7 +35,7 @@ from ._report import (
     human_bytes,
 )
 from ._api import analyze, inspect
-from ._assertions import assert_budget, assert_inplace
+from ._assertions import assert_budget, assert_inplace, assert_memory
 from ._diff import Diff, ScalingFinding, ScalingResult, assert_no_regression, diff, scaling
 from ._watch import BudgetError, Watcher, watch
 from ._targets import TARGETS, TargetUnavailable
@@ -48,6 +48,7 @@ __all__ = [
     "inspect",
     "assert_inplace",
     "assert_budget",
+    "assert_memory",
     "assert_no_regression",
     "diff",
     "scaling",

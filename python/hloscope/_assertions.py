@@ -1,4 +1,4 @@
-"""assert_inplace() and assert_budget(): hloscope's gates as test assertions.
+"""assert_inplace(), assert_budget() and assert_memory(): hloscope's gates as test assertions.
 
 Both take what inspect() takes (a function and its arguments) — or an
 existing Report, HLO text, a dump path, or a jax.stages.Compiled/Lowered — and
@@ -24,7 +24,7 @@ from ._api import _jax_stage_types, analyze, inspect
 from ._options import finding_filter, gate_names, gate_options
 from ._report import Report
 
-__all__ = ["assert_inplace", "assert_budget"]
+__all__ = ["assert_inplace", "assert_budget", "assert_memory"]
 
 LineSpec = Union[int, str]
 
@@ -127,3 +127,21 @@ def assert_budget(fn: Any, /, *args: Any, max_copy_bytes: Optional[int] = None,
                           min_bytes=min_bytes)
     report = _report_of(fn, args, kwargs)
     return _check("assert_budget", report, options, filt)
+
+
+def assert_memory(fn: Any, /, *args: Any, max_bytes: int, **kwargs: Any) -> Report:
+    """Asserts that one call of ``fn(*args, **kwargs)`` needs at most ``max_bytes`` per device.
+
+    The figure is the memory peak by XLA's buffer assignment: arguments + outputs - donated +
+    temporaries of the device's memory space (``Report.memory["peak_bytes"]``, ``hloscope
+    memory``; docs/memory.md) — the same budget as ``hloscope check --max-peak-bytes N``. A
+    report without the buffer assignment breaks it (the peak is unknown). The message names
+    the parts; ``hloscope memory`` lists what fills them.
+
+    `fn` is anything inspect() takes (``target=`` compiles for a GPU or TPU this machine does
+    not have) — every other keyword argument goes to `fn` — or a Report, HLO text, a dump
+    path, or a jax.stages.Compiled/Lowered. Returns the Report on success.
+    """
+    options = gate_options(None, max_peak_bytes=max_bytes)
+    report = _report_of(fn, args, kwargs)
+    return _check("assert_memory", report, options, finding_filter())

@@ -85,6 +85,15 @@ class GateOptions:
     def max_copy_bytes_in_loops(self, arg: int | None, /) -> None: ...
 
     @property
+    def max_peak_bytes(self) -> int | None:
+        """
+        the memory one call needs per device (unknown without the buffer assignment: fails)
+        """
+
+    @max_peak_bytes.setter
+    def max_peak_bytes(self, arg: int | None, /) -> None: ...
+
+    @property
     def updates(self) -> list[str]:
         """restrict to these updates (instruction or fusion names)"""
 

@@ -96,7 +96,7 @@ def gate_names(names: Union[None, str, Iterable[str]], *, keyword: str = "gates"
 
 def gate_options(gates: Union[None, str, Iterable[str]] = None, *, max_copy_bytes: Any = None,
                  max_copies: Any = None, max_copies_in_loops: Any = None, max_copy_bytes_in_loops: Any = None,
-                 updates: Union[None, str, Iterable[str]] = None,
+                 max_peak_bytes: Any = None, updates: Union[None, str, Iterable[str]] = None,
                  lines: Union[None, int, str, Iterable] = None) -> "_C.GateOptions":
     o = _C.GateOptions()
     o.gates = gate_names(gates, diff=True)
@@ -104,6 +104,7 @@ def gate_options(gates: Union[None, str, Iterable[str]] = None, *, max_copy_byte
     o.max_copies = budget("max_copies", max_copies)
     o.max_copies_in_loops = budget("max_copies_in_loops", max_copies_in_loops)
     o.max_copy_bytes_in_loops = budget("max_copy_bytes_in_loops", max_copy_bytes_in_loops)
+    o.max_peak_bytes = budget("max_peak_bytes", max_peak_bytes)
     o.updates = _strings(updates)
     o.lines = _strings(lines)
     return o

@@ -346,6 +346,10 @@ NB_MODULE(_hloscope, m) {
           "max_copy_bytes_in_loops",
           [](const hloscope::GateOptions& o) { return o.budgets.max_copy_bytes_in_loops; },
           [](hloscope::GateOptions& o, std::optional<int64_t> v) { o.budgets.max_copy_bytes_in_loops = v; })
+      .def_prop_rw(
+          "max_peak_bytes", [](const hloscope::GateOptions& o) { return o.budgets.max_peak_bytes; },
+          [](hloscope::GateOptions& o, std::optional<int64_t> v) { o.budgets.max_peak_bytes = v; },
+          "the memory one call needs per device (unknown without the buffer assignment: fails)")
       .def_rw("updates", &hloscope::GateOptions::update_names,
               "restrict to these updates (instruction or fusion names)")
       .def_prop_rw(

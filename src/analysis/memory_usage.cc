@@ -99,8 +99,8 @@ struct TimedValue {
 };
 
 // Live from its definition to its last use (uses followed through
-// forwarding instructions; a value reaching the entry's result lives to
-// the end).
+// forwarding instructions). Only temporaries are timed: a value reaching
+// the entry's result is in an output allocation, never in the temp heap.
 std::optional<TimedValue> LiveRange(const Schedule& schedule, const HloModule& module, const BufferValue& v) {
   const HloInstruction* instr = Named(module, v.instruction);
   if (!instr) return std::nullopt;
@@ -110,9 +110,6 @@ std::optional<TimedValue> LiveRange(const Schedule& schedule, const HloModule& m
   HloPosition position{instr, v.index};
   for (const HloUse& use : UsesOf(position))
     if (std::optional<int64_t> u = schedule.TimeOf(use.user)) t.end = std::max(t.end, *u);
-  std::vector<ShapeIndex> outputs;
-  if (ReachesEntryOutput(position, &outputs))
-    t.end = std::max<int64_t>(t.end, static_cast<int64_t>(schedule.sequence().size()) - 1);
   return t;
 }
 
@@ -267,14 +264,19 @@ MemoryUsage AnalyzeMemory(const HloModule& module, const BufferAssignment& ba, c
     } else {
       // The largest value an instruction defines; phi values, a loop's
       // state, name no instruction that made the bytes.
-      const BufferValue* best = nullptr;
-      for (int pass = 0; pass < 2 && !best; ++pass)
-        for (const BufferValue& v : a.values)
-          if ((pass == 1 || !v.phi) && Named(module, v.instruction) && (!best || v.size > best->size))
-            best = &v;
-      if (best) u.value = HloPosition{Named(module, best->instruction), best->index};
+      // Largest first, so that most values are passed over without a lookup.
+      std::vector<const BufferValue*> values;
+      for (const BufferValue& v : a.values) values.push_back(&v);
+      std::stable_sort(values.begin(), values.end(),
+                       [](const BufferValue* x, const BufferValue* y) { return x->size > y->size; });
+      for (int pass = 0; pass < 2 && !u.value.instruction; ++pass)
+        for (const BufferValue* v : values)
+          if (pass == 1 || !v->phi)
+            if (const HloInstruction* instr = Named(module, v->instruction)) {
+              u.value = HloPosition{instr, v->index};
+              break;
+            }
     }
-    if (u.value.instruction) u.source = ResolveSource(module, *u.value.instruction, options.source);
     allocations.push_back(std::move(u));
   }
   for (MemorySpaceUsage& s : usage.spaces) {
@@ -287,6 +289,9 @@ MemoryUsage AnalyzeMemory(const HloModule& module, const BufferAssignment& ba, c
                    [](const AllocationUsage& a, const AllocationUsage& b) { return a.bytes > b.bytes; });
   usage.allocation_count = static_cast<int64_t>(allocations.size());
   if (allocations.size() > kMaxAllocations) allocations.resize(kMaxAllocations);
+  // Lines only for the allocations shown.
+  for (AllocationUsage& u : allocations)
+    if (u.value.instruction) u.source = ResolveSource(module, *u.value.instruction, options.source);
   usage.allocations = std::move(allocations);
   if (device_heap) usage.temp_peak = FindTempPeak(module, *device_heap, check, options);
   return usage;

@@ -336,6 +336,14 @@ void EvaluateModule(const ModuleCheck& m, const GateOptions& o, const FindingFil
   count(b.max_copies, counted, Violation::Kind::kCopyCount);
   count(b.max_copies_in_loops, in_loops, Violation::Kind::kCopiesInLoops);
   bytes(b.max_copy_bytes_in_loops, in_loops, Violation::Kind::kCopyBytesInLoops);
+  if (b.max_peak_bytes) {
+    Violation v;
+    v.kind = Violation::Kind::kPeakBytes;
+    v.limit = *b.max_peak_bytes;
+    v.amount_unknown = !m.memory;
+    if (m.memory) v.amount = m.memory->device_peak_bytes();
+    if (v.amount > v.limit || v.amount == kSaturated || v.amount_unknown) out.push_back(std::move(v));
+  }
   for (Violation& v : out) {
     v.module = &m;
     all->push_back(std::move(v));

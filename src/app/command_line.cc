@@ -272,6 +272,12 @@ return cmd.add_option(std::string(f.names), l.format, fmt::format("{}: {}", Help
    BIND{return Opt(cmd, f, l.budgets.max_copy_bytes_in_loops)->check(Budget());
 }
 }
+, {"--max-peak-bytes", "N", "Gates",
+   "exit 1 if one call needs more than N bytes per device (the memory peak by XLA's buffer assignment; "
+   "unknown without it, which fails too)",
+   {C::kCheck}, BIND{return Opt(cmd, f, l.budgets.max_peak_bytes)->check(Budget());
+}
+}
 , {"--update", "NAME", "Gates", "gate only this update (instruction or fusion name; repeatable)", {C::kCheck},
    BIND{return Opt(cmd, f, l.updates);
 }

@@ -174,6 +174,8 @@ std::string_view ViolationKindName(Violation::Kind kind) {
       return "copies-in-loops";
     case Violation::Kind::kCopyBytesInLoops:
       return "copy-bytes-in-loops";
+    case Violation::Kind::kPeakBytes:
+      return "peak-bytes";
     case Violation::Kind::kNothingSelected:
       return "nothing-selected";
     case Violation::Kind::kAmbiguousName:

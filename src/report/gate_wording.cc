@@ -137,6 +137,16 @@ std::string ViolationText(const Violation& v) {
                          v.kind == Violation::Kind::kCopyBytes ? "copies" : "copies inside loops",
                          HumanBytes(v.amount), v.amount_unknown ? " plus an unknown amount" : "",
                          HumanBytes(v.limit), CopyList(v));
+    case Violation::Kind::kPeakBytes:
+      if (v.amount_unknown)
+        return fmt::format(
+            "{}: the memory peak is unknown without the module's buffer assignment (compile with "
+            "--xla_dump_to, or pass --buffer-assignment), budget {}",
+            module, HumanBytes(v.limit));
+      return fmt::format(
+          "{}: one call needs {} per device (arguments, outputs and temporaries by XLA's buffer "
+          "assignment: `hloscope memory`), budget {}",
+          module, HumanBytes(v.amount), HumanBytes(v.limit));
     case Violation::Kind::kCopyCount:
     case Violation::Kind::kCopiesInLoops:
       return fmt::format("{}: {} {}, budget {}:{}", module, v.amount,
@@ -190,6 +200,7 @@ std::string ViolationLine(const Violation& v) {
     case Violation::Kind::kCopyCount:
     case Violation::Kind::kCopiesInLoops:
     case Violation::Kind::kCopyBytesInLoops:
+    case Violation::Kind::kPeakBytes:
     case Violation::Kind::kNothingSelected:
     case Violation::Kind::kAmbiguousName:
     case Violation::Kind::kNewCopy:

@@ -469,7 +469,8 @@ Json ViolationJson(const Violation& v) {
   j["loop"] = v.loop ? RefJson(v.loop->loop) : Json(nullptr);
   j["collective"] = v.collective ? RefJson(v.collective->instruction) : Json(nullptr);
   bool budget = v.kind == Violation::Kind::kCopyBytes || v.kind == Violation::Kind::kCopyCount ||
-                v.kind == Violation::Kind::kCopiesInLoops || v.kind == Violation::Kind::kCopyBytesInLoops;
+                v.kind == Violation::Kind::kCopiesInLoops || v.kind == Violation::Kind::kCopyBytesInLoops ||
+                v.kind == Violation::Kind::kPeakBytes;
   j["limit"] = budget ? Json(v.limit) : Json(nullptr);
   j["amount"] = budget ? Json(v.amount) : Json(nullptr);
   j["amount_unknown"] = v.amount_unknown;

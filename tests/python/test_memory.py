@@ -247,3 +247,31 @@ def test_loop_buffers_updated_in_place_are_not_copied_into_temporaries():
         assert buf["argument"]["memory"] == "donated-reused", (name, buf)
         # In place: no temporary as large as the buffer.
         assert mem["spaces"][0]["temp_bytes"] < buf["bytes"], (name, mem["spaces"][0])
+
+
+def test_the_peak_budget_fails_above_the_peak_and_without_a_buffer_assignment(hloscope_bin, tmp_path):
+    hlo = os.path.join(ROOT, "tests/fixtures/jax/loop_read_after_write/module.hlo.txt")
+    peak = _memory(hloscope_bin, hlo)["peak_bytes"]
+
+    def check(path, limit):
+        return subprocess.run([hloscope_bin, "check", path, "--max-peak-bytes", str(limit)],
+                              capture_output=True, text=True, timeout=60)
+    assert check(hlo, peak).returncode == 0
+    over = check(hlo, peak - 1)
+    assert over.returncode == 1
+    assert f"one call needs {peak / 1024:.1f} KiB per device" in over.stderr, over.stderr
+    alone = tmp_path / "m.hlo.txt"
+    with open(hlo) as f:
+        alone.write_text(f.read())
+    unknown = check(str(alone), 10**12)
+    assert unknown.returncode == 1
+    assert "the memory peak is unknown without the module's buffer assignment" in unknown.stderr
+
+
+def test_assert_memory_holds_a_program_to_its_peak():
+    truth, report = _compiled_and_report("concat_temp")
+    peak = report.memory["peak_bytes"]
+    fn, _, make = PROGRAMS["concat_temp"]
+    hloscope.assert_memory(report, max_bytes=peak)
+    with pytest.raises(AssertionError, match="one call needs"):
+        hloscope.assert_memory(jax.jit(fn), *make(), max_bytes=peak - 1)

@@ -106,7 +106,12 @@ struct Budgets {
   std::optional<int64_t> max_copies;               // number of copies
   std::optional<int64_t> max_copies_in_loops;      // number of copies inside loops
   std::optional<int64_t> max_copy_bytes_in_loops;  // per call, copies inside loops
-  bool any() const { return max_copy_bytes || max_copies || max_copies_in_loops || max_copy_bytes_in_loops; }
+  // The memory one call needs per device (MemoryUsage::device_peak_bytes);
+  // a module without its buffer assignment breaks it (the peak is unknown).
+  std::optional<int64_t> max_peak_bytes;
+  bool any() const {
+    return max_copy_bytes || max_copies || max_copies_in_loops || max_copy_bytes_in_loops || max_peak_bytes;
+  }
 };
 
 // What fails: gates by name or preset, budgets, and a selection. Which
@@ -171,6 +176,7 @@ struct Violation {
     kCopyCount,         // copies over max_copies
     kCopiesInLoops,     // copies in loops over max_copies_in_loops
     kCopyBytesInLoops,  // copies in loops over max_copy_bytes_in_loops
+    kPeakBytes,         // the memory peak over max_peak_bytes (or unknown)
     kNothingSelected,   // update_names / lines select no update
     kAmbiguousName,     // a name in update_names matches several instructions
     // diff: B against A (diff_item, diff_module).
@@ -190,7 +196,7 @@ struct Violation {
   std::vector<const UpdateFinding*> updates;  // kUndonatedCopy: the updates on the copy
   int64_t limit = 0;
   int64_t amount = 0;           // bytes or count found (known part)
-  bool amount_unknown = false;  // some copy's bytes per call are unknown
+  bool amount_unknown = false;  // some copy's bytes per call (or the peak) are unknown
   // kNothingSelected: the selection as given; kAmbiguousName: the name and
   // the instructions it matches.
   std::vector<std::string> selected_names;
