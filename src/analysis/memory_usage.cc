@@ -75,12 +75,16 @@ class Schedule {
   void Place(const HloComputation& comp, int depth) {
     if (depth > kMaxDepth || !placed_.insert(&comp).second) return;
     for (const HloInstruction* instr : comp.instructions()) {
-      for (CallRole role :
-           {CallRole::kCondition, CallRole::kBody, CallRole::kBranch, CallRole::kTrueComputation,
-            CallRole::kFalseComputation, CallRole::kToApply, CallRole::kCalls})
-        for (const CalledComputation& c : instr->called_computations())
-          if (c.role == role && c.computation && IsSequentialRole(RoleOf(*c.computation)))
-            Place(*c.computation, depth + 1);
+      // A fusion's computation is its kernel, a reducer's runs inside one:
+      // neither is placed (and most instructions call nothing).
+      if (!instr->called_computations().empty() && instr->opcode() != HloOpcode::kFusion)
+        for (CallRole role :
+             {CallRole::kCondition, CallRole::kBody, CallRole::kBranch, CallRole::kTrueComputation,
+              CallRole::kFalseComputation, CallRole::kToApply, CallRole::kCalls})
+          for (const CalledComputation& c : instr->called_computations())
+            if (c.role == role && c.computation && !placed_.contains(c.computation) &&
+                IsSequentialRole(RoleOf(*c.computation)))
+              Place(*c.computation, depth + 1);
       time_.emplace(instr, static_cast<int64_t>(sequence_.size()));
       sequence_.push_back(instr);
     }
