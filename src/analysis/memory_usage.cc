@@ -273,9 +273,11 @@ MemoryUsage AnalyzeMemory(const HloModule& module, const BufferAssignment& ba, c
       for (const BufferValue& v : a.values) values.push_back(&v);
       std::stable_sort(values.begin(), values.end(),
                        [](const BufferValue* x, const BufferValue* y) { return x->size > y->size; });
+      // Pass 0 tries the values instructions define, pass 1 the phis (the
+      // others already failed: each name is looked up once).
       for (int pass = 0; pass < 2 && !u.value.instruction; ++pass)
         for (const BufferValue* v : values)
-          if (pass == 1 || !v->phi)
+          if (v->phi == (pass == 1))
             if (const HloInstruction* instr = Named(module, v->instruction)) {
               u.value = HloPosition{instr, v->index};
               break;

@@ -221,4 +221,54 @@ std::string_view MemcpyOfName(ThunkCheck::MemcpyOf m) {
   return "other";
 }
 
+std::string_view AllocationRoleName(AllocationRole role) {
+  switch (role) {
+    case AllocationRole::kArgument:
+      return "argument";
+    case AllocationRole::kDonatedArgument:
+      return "donated-argument";
+    case AllocationRole::kOutput:
+      return "output";
+    case AllocationRole::kTemporary:
+      return "temporaries";
+    case AllocationRole::kConstant:
+      return "constant";
+    case AllocationRole::kThreadLocal:
+      return "thread-local";
+    case AllocationRole::kOther:
+      return "other";
+  }
+  return "";
+}
+
+std::string_view ArgumentMemoryName(ArgumentMemory memory) {
+  switch (memory) {
+    case ArgumentMemory::kDonatedReused:
+      return "donated-reused";
+    case ArgumentMemory::kDonatedNotReused:
+      return "donated-not-reused";
+    case ArgumentMemory::kDonorOnly:
+      return "donor-only";
+    case ArgumentMemory::kKept:
+      return "kept";
+    case ArgumentMemory::kKeptAndCopied:
+      return "kept-and-copied";
+  }
+  return "";
+}
+
+std::string_view LiveValueKindName(LiveValueKind kind) {
+  switch (kind) {
+    case LiveValueKind::kTemporary:
+      return "temporary";
+    case LiveValueKind::kCopy:
+      return "copy";
+    case LiveValueKind::kLoopCarry:
+      return "loop-carry";
+    case LiveValueKind::kLoopUpdate:
+      return "loop-update";
+  }
+  return "";
+}
+
 }  // namespace hloscope

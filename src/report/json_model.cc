@@ -17,8 +17,6 @@ Json IndexJson(const ShapeIndex& index) {
   return j;
 }
 
-Json Str(std::string_view s) { return Json(std::string(s)); }
-
 Json NullIfEmpty(const std::string& s) { return s.empty() ? Json(nullptr) : Json(s); }
 
 Json Refs(const std::vector<const HloInstruction*>& instrs) {
@@ -28,6 +26,8 @@ Json Refs(const std::vector<const HloInstruction*>& instrs) {
 }
 
 }  // namespace
+
+Json Str(std::string_view s) { return Json(std::string(s)); }
 
 Json JsonEnvelope(std::string_view command) {
   Json doc;

@@ -4,13 +4,12 @@
 #include <fmt/ranges.h>
 
 #include "hloscope/report/donation_words.h"
+#include "hloscope/report/enum_names.h"
 #include "hloscope/report/wording.h"
 #include "hloscope/support/human_bytes.h"
 
 namespace hloscope {
 namespace {
-
-Json Str(std::string_view s) { return Json(std::string(s)); }
 
 Json SpaceJson(const MemorySpaceUsage& s) {
   Json j;
@@ -194,56 +193,6 @@ std::string MemorySummaryLine(const ModuleCheck& m) {
                         where.empty() ? "" : ", " + Shown(where));
   }
   return line;
-}
-
-std::string_view AllocationRoleName(AllocationRole role) {
-  switch (role) {
-    case AllocationRole::kArgument:
-      return "argument";
-    case AllocationRole::kDonatedArgument:
-      return "donated-argument";
-    case AllocationRole::kOutput:
-      return "output";
-    case AllocationRole::kTemporary:
-      return "temporaries";
-    case AllocationRole::kConstant:
-      return "constant";
-    case AllocationRole::kThreadLocal:
-      return "thread-local";
-    case AllocationRole::kOther:
-      return "other";
-  }
-  return "";
-}
-
-std::string_view ArgumentMemoryName(ArgumentMemory memory) {
-  switch (memory) {
-    case ArgumentMemory::kDonatedReused:
-      return "donated-reused";
-    case ArgumentMemory::kDonatedNotReused:
-      return "donated-not-reused";
-    case ArgumentMemory::kDonorOnly:
-      return "donor-only";
-    case ArgumentMemory::kKept:
-      return "kept";
-    case ArgumentMemory::kKeptAndCopied:
-      return "kept-and-copied";
-  }
-  return "";
-}
-
-std::string_view LiveValueKindName(LiveValueKind kind) {
-  switch (kind) {
-    case LiveValueKind::kTemporary:
-      return "temporary";
-    case LiveValueKind::kCopy:
-      return "copy";
-    case LiveValueKind::kLoopCarry:
-      return "loop-carry";
-    case LiveValueKind::kLoopUpdate:
-      return "loop-update";
-  }
-  return "";
 }
 
 Json MemoryJson(const ModuleCheck& m) {

@@ -7,6 +7,7 @@
 
 #include "hloscope/analysis/call_graph.h"
 #include "hloscope/analysis/findings.h"
+#include "hloscope/analysis/memory_usage.h"
 #include "hloscope/analysis/policy.h"
 
 namespace hloscope {
@@ -24,6 +25,9 @@ std::string_view FeedKindName(CopyFeed::Kind kind);
 std::string_view ScalingKindName(LoopScaling::Kind kind);
 std::string_view ComputationRoleName(ComputationRole role);
 std::string_view ViolationKindName(Violation::Kind kind);
+std::string_view AllocationRoleName(AllocationRole role);
+std::string_view ArgumentMemoryName(ArgumentMemory memory);
+std::string_view LiveValueKindName(LiveValueKind kind);
 // What a kCopy thunk that is no listed copy runs: fused-update, slice, other.
 std::string_view MemcpyOfName(ThunkCheck::MemcpyOf m);
 // "kLoop", "kInput", "kOutput", "kCustom", or the kind as written.

@@ -27,6 +27,8 @@ inline constexpr int kJsonSchemaVersion = 2;
 
 // {"schema_version", "tool", "tool_version", "command"}; the caller adds
 // its own fields (query, scope) and then "modules".
+// A JSON string of a view (ordered_json has no string_view constructor).
+Json Str(std::string_view s);
 Json JsonEnvelope(std::string_view command);
 // The fields every module object starts with: {"name", "entry", "path"}.
 Json ModuleHeaderJson(const HloModule& module);

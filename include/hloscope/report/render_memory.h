@@ -14,10 +14,6 @@
 
 namespace hloscope {
 
-std::string_view AllocationRoleName(AllocationRole role);
-std::string_view ArgumentMemoryName(ArgumentMemory memory);
-std::string_view LiveValueKindName(LiveValueKind kind);
-
 // A module's ModuleCheck::memory: {"peak_bytes", "spaces", "temp_peak",
 // "allocations", "allocation_count"}; null when no buffer assignment of
 // the module was applied.
