@@ -36,7 +36,7 @@ from ._report import (
 )
 from ._api import analyze, inspect
 from ._assertions import assert_budget, assert_inplace, assert_memory
-from ._diff import Diff, ScalingFinding, ScalingResult, assert_no_regression, diff, scaling
+from ._diff import Diff, ScalingBuffer, ScalingFinding, ScalingResult, assert_no_regression, diff, scaling
 from ._watch import BudgetError, Watcher, watch
 from ._targets import TARGETS, TargetUnavailable
 from ._targets import devices_for as target_devices
@@ -60,6 +60,7 @@ __all__ = [
     "TargetUnavailable",
     "Diff",
     "ScalingResult",
+    "ScalingBuffer",
     "ScalingFinding",
     "ParseError",
     "Collective",

@@ -22,7 +22,7 @@ from . import _hloscope as _C
 from ._options import finding_filter, gate_names, gate_options
 from ._report import Report
 
-__all__ = ["Diff", "diff", "ScalingFinding", "ScalingResult", "scaling", "assert_no_regression"]
+__all__ = ["Diff", "diff", "ScalingBuffer", "ScalingFinding", "ScalingResult", "scaling", "assert_no_regression"]
 
 
 def _document(x: Any) -> "tuple[str, str]":
@@ -75,6 +75,13 @@ class Diff:
     @property
     def passed(self) -> bool:
         return not self.regressions
+
+    @property
+    def memory(self) -> list:
+        """Per module pair, its memory (JSON, docs/json-format.md "diff"): the peak of A and of B
+        and the buffers that make the difference, largest change first; None where neither side
+        was compiled with its buffer assignment."""
+        return [m.get("memory") for m in self.modules]
 
 
 def diff(a: Any, b: Any, *, fail_on: Any = (), min_bytes: int = 0, include_minor: bool = False,
@@ -140,6 +147,36 @@ class ScalingFinding:
 
 
 @dataclass
+class ScalingBuffer:
+    """A buffer of the peak (an argument, an output, a value live where the temporaries peak)
+    followed across the sizes."""
+
+    label: str  # at the largest size: "output stacked by a loop f32[4096,64] at rnn.py:12"
+    role: str
+    source: Optional[str]
+    bytes: list  # at each size (None where not listed)
+    exponent: Optional[float]
+
+    @property
+    def grows(self) -> bool:
+        return self.exponent is not None and self.exponent >= 0.5
+
+    def __str__(self) -> str:
+        e = "?" if self.exponent is None else f"{self.exponent:.2f}"
+        return f"{self.label}: bytes ∝ size^{e}"
+
+
+def _human(n: Optional[int]) -> str:
+    if n is None:
+        return "?"
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if abs(n) < 1024 or unit == "TiB":
+            return f"{n} B" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return str(n)
+
+
+@dataclass
 class ScalingResult:
     """What scaling() found: per finding the exponent of its bytes in the size,
     with ``measure=True`` the median time per call and its exponent, and a verdict."""
@@ -149,6 +186,37 @@ class ScalingResult:
     diffs: list  # Diff of the smallest size against each larger one
     times: Optional[list] = None  # median seconds per call at each size
     time_exponent: Optional[float] = None
+    # The memory one call needs per device at each size (XLA's buffer
+    # assignment; None where unknown), its exponent, and the buffers whose
+    # growth makes it (largest at the largest size first).
+    peaks: list = field(default_factory=list)
+    peak_exponent: Optional[float] = None
+    buffers: list = field(default_factory=list)  # ScalingBuffer
+    max_bytes: Optional[int] = None
+
+    @property
+    def memory_verdict(self) -> str:
+        """"peak ∝ size^1.00 (128.6 KiB → 512.6 KiB): output stacked by a loop … at rnn.py:6 ∝ size^1.00; …",
+        and with ``max_bytes`` the first size over it and the buffers that push it over."""
+        if not self.peaks or any(p is None for p in self.peaks):
+            return "memory: unknown (no buffer assignment)"
+        e = "?" if self.peak_exponent is None else f"{self.peak_exponent:.2f}"
+        growing = [b for b in self.buffers if b.grows]
+        text = f"peak per device ∝ size^{e} ({_human(self.peaks[0])} → {_human(self.peaks[-1])})"
+        if growing:
+            text += ": " + "; ".join(str(b) for b in growing[:5])
+        if self.max_bytes is not None:
+            over = next((i for i, p in enumerate(self.peaks) if p > self.max_bytes), None)
+            if over is None:
+                text += f"; under {_human(self.max_bytes)} at every size"
+            else:
+                # What grew between the last size under the budget (or the first) and the first over it.
+                lo = over - 1 if over > 0 else 0
+                pushed = sorted(((b.bytes[over] or 0) - (b.bytes[lo] or 0), b.label) for b in growing)
+                names = "; ".join(f"{label} (+{_human(add)})" for add, label in reversed(pushed) if add > 0)
+                text += (f"; over {_human(self.max_bytes)} from size {self.sizes[over]} "
+                         f"({_human(self.peaks[over])})" + (f", pushed over by: {names}" if names else ""))
+        return text
 
     @property
     def growing(self) -> list:
@@ -179,6 +247,8 @@ class ScalingResult:
         for f in self.findings:
             if f.grows:
                 lines.append(f"  {f}")
+        if self.peaks:
+            lines.append("memory: " + self.memory_verdict)
         return "\n".join(lines)
 
 
@@ -204,8 +274,35 @@ def _time_per_call(compiled: Any, make: Callable[[], tuple], warmup: int, repeat
     return statistics.median(samples)
 
 
+def _memory_buffers(sizes: list, diffs: list) -> list:
+    """The buffers of the first diff's memory followed through the other diffs (they share A)."""
+    def key(b: dict) -> tuple:
+        return (b["where"], b["role"], b["parameter_number"], b["a_shape"], b["source"])
+
+    first = diffs[0].memory[0] if diffs and diffs[0].modules else None
+    if not first:
+        return []
+    out = []
+    for b in first["buffers"]:
+        if b["a_bytes"] is None:
+            continue
+        series, label = [b["a_bytes"]], b["label"]
+        for d in diffs:
+            mem = d.memory[0] if d.modules else None
+            match = next((x for x in (mem or {}).get("buffers", []) if key(x) == key(b)), None)
+            # A buffer the larger size leaves unchanged is not listed: same bytes as at A.
+            series.append(match["b_bytes"] if match else b["a_bytes"])
+            if match:
+                label = match["label"]
+        out.append(ScalingBuffer(label=label, role=b["role"], source=b["source"], bytes=series,
+                                 exponent=_fit(sizes, series)))
+    out.sort(key=lambda x: -(x.bytes[-1] or 0))
+    return out
+
+
 def scaling(fn: Any, make_args: Callable[[int], Sequence[Any]], sizes: Sequence[int] = (1024, 2048, 4096), *,
-            measure: bool = False, warmup: int = 2, repeats: int = 7, progress: bool = True) -> ScalingResult:
+            measure: bool = False, warmup: int = 2, repeats: int = 7, progress: bool = True,
+            max_bytes: Optional[int] = None) -> ScalingResult:
     """Compiles ``fn(*make_args(n))`` at each size n, diffs the compilations and fits exponents.
 
     Each finding of the smallest compilation is followed to the larger ones
@@ -213,7 +310,10 @@ def scaling(fn: Any, make_args: Callable[[int], Sequence[Any]], sizes: Sequence[
     per run in n is fitted. With ``measure=True`` each compiled program also
     runs (``warmup`` calls, then the median of ``repeats``), and the exponent
     of the time per call is fitted; the verdict says which findings explain a
-    growing time, or that none does. Progress goes to stderr.
+    growing time, or that none does. The memory peak per device is followed too
+    (``peaks``, ``peak_exponent``, and the ``buffers`` whose growth makes it);
+    with ``max_bytes`` the verdict names the first size whose peak is over it
+    and the buffers that pushed it over. Progress goes to stderr.
     """
     import jax
 
@@ -261,7 +361,11 @@ def scaling(fn: Any, make_args: Callable[[int], Sequence[Any]], sizes: Sequence[
             findings.append(ScalingFinding(kind=it["kind"], what=it["what"], source=it["source"], bytes=per_run,
                                            bytes_per_call=per_call, exponent=_fit(sizes, per_run)))
     findings.sort(key=lambda f: -(f.bytes_per_call[-1] or f.bytes_per_call[0] or 0))
-    result = ScalingResult(sizes=sizes, findings=findings, diffs=diffs)
+    result = ScalingResult(sizes=sizes, findings=findings, diffs=diffs, max_bytes=max_bytes)
+    result.peaks = [(r.memory or {}).get("peak_bytes") for r in reports]
+    if all(p is not None for p in result.peaks):
+        result.peak_exponent = _fit(sizes, result.peaks)
+        result.buffers = _memory_buffers(sizes, diffs)
     if measure:
         result.times = times
         result.time_exponent = _fit(sizes, times)

@@ -140,6 +140,8 @@ ModuleDiff DiffModules(const DocModule& a, const DocModule& b, const FindingFilt
     }
   }
 
+  m.memory = DiffMemory(a.memory, b.memory, m.size_ratio);
+
   std::vector<Group> ga = GroupFindings(a, filter);
   std::vector<Group> gb = GroupFindings(b, filter);
   std::map<GroupKey, size_t> b_exact;

@@ -280,6 +280,7 @@ MemoryUsage AnalyzeMemory(const HloModule& module, const BufferAssignment& ba, c
           if (v->phi == (pass == 1))
             if (const HloInstruction* instr = Named(module, v->instruction)) {
               u.value = HloPosition{instr, v->index};
+              u.listed = v;
               break;
             }
     }
@@ -296,8 +297,14 @@ MemoryUsage AnalyzeMemory(const HloModule& module, const BufferAssignment& ba, c
   usage.allocation_count = static_cast<int64_t>(allocations.size());
   if (allocations.size() > kMaxAllocations) allocations.resize(kMaxAllocations);
   // Lines only for the allocations shown.
-  for (AllocationUsage& u : allocations)
-    if (u.value.instruction) u.source = ResolveSource(module, *u.value.instruction, options.source);
+  for (AllocationUsage& u : allocations) {
+    if (!u.value.instruction) continue;
+    u.source = ResolveSource(module, *u.value.instruction, options.source);
+    if (u.role == AllocationRole::kOutput && u.listed) {
+      const CopyFinding* copy = nullptr;
+      u.value_kind = KindOf(u.value.instruction, u.value.index, *u.listed, check, &copy);
+    }
+  }
   usage.allocations = std::move(allocations);
   if (device_heap) usage.temp_peak = FindTempPeak(module, *device_heap, check, options);
   return usage;

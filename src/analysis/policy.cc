@@ -30,6 +30,10 @@ constexpr GateEntry kGates[] = {
     {Gate::kNewNotInPlace, "new-not-in-place", "diff: an update is not in place in B but was in A", true},
     {Gate::kMoreBytesPerIteration, "more-bytes-per-iteration",
      "diff: a loop copies or rewrites more bytes per iteration in B than in A", true},
+    {Gate::kMorePeakBytes, "more-peak-bytes",
+     "diff: one call of B needs more than 1 % more memory per device than A (the peak by XLA's buffer "
+     "assignment; not in `regressions`: at a larger size the peak grows by design)",
+     true},
 };
 
 constexpr GatePreset kPresets[] = {

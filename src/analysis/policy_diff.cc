@@ -32,6 +32,8 @@ Violation::Kind KindOf(Gate g) {
       return Violation::Kind::kNewNotInPlace;
     case Gate::kMoreBytesPerIteration:
       return Violation::Kind::kMoreBytesPerIteration;
+    case Gate::kMorePeakBytes:
+      return Violation::Kind::kMorePeakBytes;
   }
   return Violation::Kind::kCopyInLoop;
 }
@@ -82,6 +84,22 @@ void EvaluateModule(const ModuleDiff& m, const GateOptions& o, const FindingFilt
       if (more > 0 && static_cast<double>(*b.bytes) > static_cast<double>(before) * 1.01 &&
           Counts(filter, facts))
         add(Gate::kMoreBytesPerIteration, it);
+    }
+  }
+  // The peak: B against A when A's is known (a baseline without its buffer
+  // assignment has nothing to regress from); B's unknown fails, as an
+  // unknown peak fails a budget.
+  if (o.gates.Has(Gate::kMorePeakBytes) && m.memory && m.memory->a_peak) {
+    const MemoryDiff& d = *m.memory;
+    if (!d.b_peak || static_cast<double>(*d.b_peak) > static_cast<double>(*d.a_peak) * 1.01) {
+      Violation v;
+      v.kind = Violation::Kind::kMorePeakBytes;
+      v.gate = Gate::kMorePeakBytes;
+      v.diff_module = &m;
+      v.limit = *d.a_peak;
+      v.amount = d.b_peak.value_or(0);
+      v.amount_unknown = !d.b_peak;
+      out->push_back(std::move(v));
     }
   }
 }

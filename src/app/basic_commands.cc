@@ -26,6 +26,21 @@ int RunMemoryCommand(Session& session, OutputFormat format, std::ostream& out) {
   return kExitOk;
 }
 
+int RunMemoryFolderCommand(const std::string& folder, const SessionRequest& base, OutputFormat format,
+                           std::ostream& out, std::ostream& err) {
+  std::optional<OpenedDumpFolder> opened = OpenDumpFolder(folder, base, err);
+  if (!opened) return kExitError;
+  std::vector<const ModuleCheck*> modules;
+  for (const auto& s : opened->sessions)
+    for (const ModuleCheck* m : s->Checks()) modules.push_back(m);
+  Renderers r;
+  r.text = [&](std::ostream& o) { RenderMemoryText(modules, o); };
+  r.json = [&](std::ostream& o) { WriteMemoryJson(modules, o); };
+  Render(r, format, out);
+  for (const auto& s : opened->sessions) PrintNotes(s->Notes(), err);
+  return kExitOk;
+}
+
 int RunPrintCommand(Session& session, std::ostream& out) {
   for (const HloModule* m : session.modules()) out << PrintModule(*m);
   return kExitOk;

@@ -12,8 +12,8 @@
 
 namespace hloscope {
 
-int RunCheckFolderCommand(const std::string& folder, const SessionRequest& base, const CheckRequest& request,
-                          std::ostream& out, std::ostream& err) {
+std::optional<OpenedDumpFolder> OpenDumpFolder(const std::string& folder, const SessionRequest& base,
+                                               std::ostream& err) {
   if (!base.buffer_assignment_path.empty() || !base.thunk_metadata_path.empty() ||
       !base.pre_partition_path.empty()) {
     err << fmt::format(
@@ -21,14 +21,16 @@ int RunCheckFolderCommand(const std::string& folder, const SessionRequest& base,
         "it (--buffer-assignment, --thunk-metadata and --pre-partition take one module's dump: pass its HLO "
         "file)\n",
         folder);
-    return kExitError;
+    return std::nullopt;
   }
   Result<DumpFolder> listed = ListDumpFolder(folder);
   if (!listed.ok()) {
     err << listed.error().Format();
-    return kExitError;
+    return std::nullopt;
   }
-  const DumpFolder& dump = *listed;
+  OpenedDumpFolder opened;
+  opened.dump = std::move(listed).value();
+  const DumpFolder& dump = opened.dump;
   if (dump.optimized_files() == 0) {
     err << InputDiagnostic(folder,
                            dump.modules.empty()
@@ -39,11 +41,8 @@ int RunCheckFolderCommand(const std::string& folder, const SessionRequest& base,
                                              "whose copies are not yet decided",
                                              dump.modules.size(), dump.modules.size() == 1 ? "" : "s"))
                .Format();
-    return kExitError;
+    return std::nullopt;
   }
-  std::vector<std::unique_ptr<Session>> sessions;
-  std::vector<const DumpModule*> owners;
-  std::vector<const DumpHloFile*> files;
   for (const DumpModule& m : dump.modules)
     for (const DumpHloFile& f : m.files) {
       if (!f.optimized) continue;
@@ -57,12 +56,23 @@ int RunCheckFolderCommand(const std::string& folder, const SessionRequest& base,
       Result<std::unique_ptr<Session>> s = Session::Open(r);
       if (!s.ok()) {
         err << s.error().Format();
-        return kExitError;
+        return std::nullopt;
       }
-      sessions.push_back(std::move(s).value());
-      owners.push_back(&m);
-      files.push_back(&f);
+      opened.sessions.push_back(std::move(s).value());
+      opened.owners.push_back(&m);
+      opened.files.push_back(&f);
     }
+  return opened;
+}
+
+int RunCheckFolderCommand(const std::string& folder, const SessionRequest& base, const CheckRequest& request,
+                          std::ostream& out, std::ostream& err) {
+  std::optional<OpenedDumpFolder> opened = OpenDumpFolder(folder, base, err);
+  if (!opened) return kExitError;
+  const DumpFolder& dump = opened->dump;
+  const std::vector<std::unique_ptr<Session>>& sessions = opened->sessions;
+  const std::vector<const DumpModule*>& owners = opened->owners;
+  const std::vector<const DumpHloFile*>& files = opened->files;
   // A scope need only exist in one of the modules.
   std::vector<const HloModule*> all;
   for (const auto& s : sessions)

@@ -152,9 +152,13 @@ int RunInspection(const CommandLine& l, Command command, std::ostream& out, std:
     case Command::kStats:
       return WithSession(InputRequest(l, false, false), err,
                          [&](Session& s) { return RunStatsCommand(s, format, out); });
-    case Command::kMemory:
+    case Command::kMemory: {
+      std::error_code ec;
+      if (l.file != "-" && std::filesystem::is_directory(l.file, ec))
+        return RunMemoryFolderCommand(l.file, InputRequest(l, true, true), format, out, err);
       return WithSession(InputRequest(l, true, true), err,
                          [&](Session& s) { return RunMemoryCommand(s, format, out); });
+    }
     case Command::kPrint:
       return WithSession(InputRequest(l, false, false), err,
                          [&](Session& s) { return RunPrintCommand(s, out); });
@@ -231,9 +235,13 @@ void BindPositionals(CLI::App& cmd, CommandLine& l, Command command) {
                      "optimized HLO text ('-' for stdin), or an XLA dump folder (each optimized module)")
           ->required();
       break;
+    case Command::kMemory:
+      cmd.add_option("FILE", l.file,
+                     "optimized HLO text ('-' for stdin), or an XLA dump folder (each optimized module)")
+          ->required();
+      break;
     case Command::kReport:
     case Command::kStats:
-    case Command::kMemory:
     case Command::kPrint:
     case Command::kFusions:
     case Command::kAnnotate:

@@ -42,7 +42,7 @@ constexpr CommandEntry kCommands[] = {
     {C::kMemory, "memory",
      "What one call needs per device by XLA's buffer assignment: the peak and its parts (arguments, outputs, "
      "donations, temporaries), when the temporaries peak and what is live then, every argument's donation",
-     kTextJson, "FILE"},
+     kTextJson, "FILE|DIR"},
     {C::kPrint, "print", "Parse and print the module back in canonical HLO text", {}, "FILE"},
     {C::kFusions, "fusions",
      "Every kernel (fusion): its kind, the operations and source lines fused into it, bytes read and "

@@ -338,7 +338,7 @@ Folder Refused(std::string why) {
   return refused;
 }
 
-Folder DumpFolder(const RunRequest& request) {
+Folder RunDumpFolder(const RunRequest& request) {
   if (!request.keep_dumps.empty()) {
     fs::path dir = fs::absolute(request.keep_dumps);
     // Quoted and escaped in XLA_FLAGS as TMPDIR is: only a line break cannot be carried.
@@ -432,7 +432,7 @@ int RunRunCommand(const RunRequest& request, std::ostream& out, std::ostream& er
     err << RunMessage(RunEvent::kNoProgram) << "\n";
     return kExitError;
   }
-  Folder folder = DumpFolder(request);
+  Folder folder = RunDumpFolder(request);
   if (!folder.error.empty()) {
     err << folder.error << "\n";
     return kExitError;

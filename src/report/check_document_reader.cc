@@ -174,6 +174,46 @@ DocKernel ReadKernel(const Json& k) {
   return d;
 }
 
+DocMemoryBuffer ReadMemoryBuffer(const Json& b, const char* role_key) {
+  DocMemoryBuffer d;
+  d.role = Str(b, role_key);
+  d.shape = Str(b, "shape");
+  d.bytes = Int(b, "bytes");
+  const Json& value = Field(b, "value");
+  d.instruction = Str(value, "instruction");
+  d.computation = Str(value, "computation");
+  const Json& argument = Field(b, "argument");
+  d.parameter_number = Int(argument, "number");
+  d.argument_memory = Str(argument, "memory");
+  d.value_kind = Str(b, "value_kind");
+  d.source = SourceOf(b);
+  return d;
+}
+
+std::optional<DocMemory> ReadMemory(const Json& m) {
+  const Json& j = Field(m, "memory");
+  if (!j.is_object()) return std::nullopt;
+  DocMemory d;
+  d.peak_bytes = Int(j, "peak_bytes");
+  for (const Json& s : Array(j, "spaces")) {
+    if (Int(s, "color").value_or(-1) != 0) continue;
+    d.argument_bytes = Int(s, "argument_bytes");
+    d.output_bytes = Int(s, "output_bytes");
+    d.alias_bytes = Int(s, "alias_bytes");
+    d.temp_bytes = Int(s, "temp_bytes");
+  }
+  for (const Json& a : Array(j, "allocations"))
+    if (Int(a, "color").value_or(0) == 0) d.allocations.push_back(ReadMemoryBuffer(a, "role"));
+  d.allocation_count = Int(j, "allocation_count");
+  const Json& peak = Field(j, "temp_peak");
+  if (Int(peak, "color").value_or(-1) == 0) {
+    d.temp_live_bytes = Int(peak, "live_bytes");
+    for (const Json& v : Array(peak, "live")) d.live.push_back(ReadMemoryBuffer(v, "kind"));
+    d.live_count = Int(peak, "live_count");
+  }
+  return d;
+}
+
 }  // namespace
 
 CheckDocument ReadCheckDocument(const Json& doc) {
@@ -203,6 +243,7 @@ CheckDocument ReadCheckDocument(const Json& doc) {
     for (const Json& c : Array(m, "collectives")) d.collectives.push_back(ReadCollective(c));
     d.has_kernels = Field(m, "kernels").is_array();
     for (const Json& k : Array(m, "kernels")) d.kernels.push_back(ReadKernel(k));
+    d.memory = ReadMemory(m);
     out.modules.push_back(std::move(d));
   }
   return out;

@@ -186,6 +186,8 @@ std::string_view ViolationKindName(Violation::Kind kind) {
       return "new-not-in-place";
     case Violation::Kind::kMoreBytesPerIteration:
       return "more-bytes-per-iteration";
+    case Violation::Kind::kMorePeakBytes:
+      return "more-peak-bytes";
   }
   return "copy-in-loop";
 }

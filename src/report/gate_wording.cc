@@ -6,6 +6,7 @@
 #include "hloscope/report/collective_words.h"
 #include "hloscope/report/enum_names.h"
 #include "hloscope/report/render_diff.h"
+#include "hloscope/report/render_memory_diff.h"
 #include "hloscope/report/wording.h"
 #include "hloscope/support/human_bytes.h"
 
@@ -163,6 +164,8 @@ std::string ViolationText(const Violation& v) {
     case Violation::Kind::kNewNotInPlace:
     case Violation::Kind::kMoreBytesPerIteration:
       return "";  // diff violations carry their item (above)
+    case Violation::Kind::kMorePeakBytes:
+      return MorePeakBytesText(*v.diff_module);
     case Violation::Kind::kNothingSelected: {
       std::vector<std::string> parts;
       if (!v.selected_names.empty())
@@ -206,6 +209,7 @@ std::string ViolationLine(const Violation& v) {
     case Violation::Kind::kNewCopy:
     case Violation::Kind::kNewNotInPlace:
     case Violation::Kind::kMoreBytesPerIteration:
+    case Violation::Kind::kMorePeakBytes:
       break;
   }
   std::string text = ViolationText(v);

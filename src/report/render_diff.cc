@@ -8,6 +8,7 @@
 
 #include "hloscope/analysis/cause_catalog.h"
 #include "hloscope/report/enum_names.h"
+#include "hloscope/report/render_memory_diff.h"
 #include "hloscope/report/wording.h"
 #include "hloscope/support/human_bytes.h"
 
@@ -236,6 +237,7 @@ std::vector<std::string> DiffSummaryLines(const ModuleDiff& m) {
   }
   out.push_back(added.empty() ? "What is new: nothing." : fmt::format("What is new: {}.", Listing(added, 5)));
   if (!gone.empty()) out.push_back(fmt::format("What is gone: {}.", Listing(gone, 5)));
+  if (std::string memory = MemoryGrowthLine(m); !memory.empty()) out.push_back(std::move(memory));
   return out;
 }
 
@@ -296,6 +298,7 @@ void RenderDiffText(const DiffResult& result, const DiffInputs& inputs, std::ost
       for (const DiffItem* it : changed)
         out << fmt::format("  {}\n      {}\n", Label(*it), fmt::join(ChangeTexts(*it), "; "));
     }
+    RenderMemoryDiffText(m, out);
     out << fmt::format(
         "\n{} finding{} unchanged{}{}\n", unchanged, unchanged == 1 ? "" : "s",
         moved ? fmt::format(" ({} on other lines in B)", moved) : "",
@@ -368,6 +371,7 @@ void WriteDiffJson(const DiffResult& result, const DiffInputs& inputs,
       items.push_back(std::move(i));
     }
     j["items"] = std::move(items);
+    j["memory"] = MemoryDiffJson(m);
     modules.push_back(std::move(j));
   }
   doc["modules"] = std::move(modules);

@@ -57,6 +57,10 @@ Json AllocationJson(const ModuleCheck& check, const AllocationUsage& a) {
   j["color"] = a.allocation->color;
   j["role"] = Str(AllocationRoleName(a.role));
   j["value"] = PositionJson(a.value);
+  // The value's shape: what `diff` matches an allocation by across sizes.
+  const Shape* shape = a.value.instruction ? a.value.instruction->shape().Subshape(a.value.index) : nullptr;
+  j["shape"] = shape ? Json(shape->ToString()) : Json(nullptr);
+  j["value_kind"] = a.value_kind ? Str(LiveValueKindName(*a.value_kind)) : Json(nullptr);
   j["values"] = a.allocation->values.size();
   if (a.argument) {
     Json arg;
@@ -169,7 +173,11 @@ void RenderModule(const ModuleCheck& m, std::ostream& out) {
                          a.allocation->color ? fmt::format(" of space {}", a.allocation->color) : "",
                          a.allocation->values.size());
     else
-      what = fmt::format("{} made by {}", AllocationRoleName(a.role), Shown(PositionText(a.value)));
+      what = fmt::format("{} made by {}{}", AllocationRoleName(a.role), Shown(PositionText(a.value)),
+                         a.value_kind == LiveValueKind::kLoopUpdate
+                             ? ", updated in place by a loop (a stacked output)"
+                         : a.value_kind == LiveValueKind::kCopy ? ", a copy"
+                                                                : "");
     out << WithSource(fmt::format("    {:>10}  {}", HumanBytes(a.bytes), what), a.source) << "\n";
   }
   if (u.allocation_count > static_cast<int64_t>(u.allocations.size()))

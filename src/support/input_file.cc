@@ -89,7 +89,8 @@ Result<InputBytes> ReadInput(const std::string& path, const InputOptions& option
     return InputDiagnostic(
         path,
         "is a directory, not an HLO file (a dump folder holds module_*.txt files: `hloscope check "
-        "DIR` checks each optimized one; other commands take one of its *after_optimizations.txt files)");
+        "DIR` checks each optimized one; `memory DIR` each one's memory; other commands take one of its "
+        "*after_optimizations.txt files)");
   }
   if (!S_ISREG(st.st_mode)) {  // a pipe, a device, a socket
     Result<InputBytes> r = ReadStream(fd, path, options.max_bytes);

@@ -28,6 +28,7 @@
 
 #include "hloscope/analysis/check_document.h"
 #include "hloscope/analysis/finding_filter.h"
+#include "hloscope/analysis/memory_diff.h"
 #include "hloscope/analysis/policy.h"
 
 namespace hloscope {
@@ -153,7 +154,8 @@ struct ModuleDiff {
   std::optional<double> size_ratio;
   std::string size_parameter;  // the argument that grew the most
   bool kernels_compared = false;
-  std::vector<DiffItem> items;  // parameters, copies, updates, loops, kernels
+  std::vector<DiffItem> items;       // parameters, copies, updates, loops, kernels
+  std::optional<MemoryDiff> memory;  // when either side has its buffer assignment
 };
 
 // A module one side has and the other not.

@@ -107,6 +107,30 @@ struct DocKernel {
   std::optional<DocSource> source;
 };
 
+// A buffer of the MEMORY part: an allocation (argument, output, temp heap)
+// or a value live where the temporaries peak.
+struct DocMemoryBuffer {
+  std::string role;  // allocation: its role ("argument", "output", ...); live value: its kind
+  std::string shape;
+  std::optional<int64_t> bytes;
+  std::string instruction, computation;  // the value that made it (detail, never matched)
+  std::optional<int64_t> parameter_number;
+  std::string argument_memory;  // arguments: "donated-reused", "kept", ...
+  std::string value_kind;       // outputs: "loop-update" (a stacked output), "copy", ...
+  std::optional<DocSource> source;
+};
+
+// The MEMORY part of a module (check JSON `memory`): device memory only
+// (memory space 0), as the gates and the diff judge it.
+struct DocMemory {
+  std::optional<int64_t> peak_bytes, argument_bytes, output_bytes, alias_bytes, temp_bytes;
+  std::optional<int64_t> temp_live_bytes;    // live at the temporaries' fullest moment
+  std::vector<DocMemoryBuffer> allocations;  // largest first, those the document lists
+  std::optional<int64_t> allocation_count;   // all of them (the list may be cut)
+  std::vector<DocMemoryBuffer> live;         // at the temp peak, largest first
+  std::optional<int64_t> live_count;
+};
+
 struct DocModule {
   std::string name, entry, path, entry_signature;
   int64_t devices = 1;  // spmd.devices: over 1, every byte figure is per device
@@ -116,7 +140,8 @@ struct DocModule {
   std::vector<DocLoop> loops;
   std::vector<DocCollective> collectives;
   std::vector<DocKernel> kernels;
-  bool has_kernels = false;  // written with --kernels
+  bool has_kernels = false;         // written with --kernels
+  std::optional<DocMemory> memory;  // with XLA's buffer assignment only
 
   // The copy named `instruction` in `computation` (an update's runs_on).
   const DocCopy* FindCopy(const std::string& instruction) const;

@@ -74,6 +74,14 @@ enum class ArgumentMemory : uint8_t {
   kKeptAndCopied,     // not donated, and updated in place on a copy of it
 };
 
+// What a value live at the temp heap's peak is.
+enum class LiveValueKind : uint8_t {
+  kTemporary,   // an intermediate result
+  kCopy,        // a copy finding's destination
+  kLoopCarry,   // a loop's state (a while or its body/condition parameter)
+  kLoopUpdate,  // a buffer updated in place inside a loop (a scan's stacked output)
+};
+
 struct AllocationUsage {
   const BufferAllocation* allocation = nullptr;
   AllocationRole role = AllocationRole::kOther;
@@ -83,19 +91,15 @@ struct AllocationUsage {
   // only when nothing else is listed). instruction nullptr when none of
   // the listed names is this module's.
   HloPosition value;
+  const BufferValue* listed = nullptr;  // the value as the dump lists it (not for arguments)
   // Arguments: the entry parameter's number (its ParameterFinding has the
   // donation asked for) and what becomes of its buffer.
   std::optional<int64_t> parameter_number;
   std::optional<ArgumentMemory> argument;
   std::optional<SourceLocation> source;
-};
-
-// What a value live at the temp heap's peak is.
-enum class LiveValueKind : uint8_t {
-  kTemporary,   // an intermediate result
-  kCopy,        // a copy finding's destination
-  kLoopCarry,   // a loop's state (a while or its body/condition parameter)
-  kLoopUpdate,  // a buffer updated in place inside a loop (a scan's stacked output)
+  // Outputs: what the value is — kLoopUpdate for a buffer a loop updates
+  // in place (a scan's stacked output), kCopy for a copy's destination.
+  std::optional<LiveValueKind> value_kind;
 };
 
 struct LiveValue {

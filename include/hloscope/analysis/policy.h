@@ -58,6 +58,7 @@ enum class Gate : uint8_t {
   kNewCopies,              // an array copy only in B, or more of one
   kNewNotInPlace,          // an update not in place in B that was in place in A
   kMoreBytesPerIteration,  // a loop copies or rewrites more per iteration in B
+  kMorePeakBytes,          // B needs more memory per device than A
 };
 
 // A set of gates.
@@ -183,6 +184,7 @@ struct Violation {
     kNewCopy,                // new-copies
     kNewNotInPlace,          // new-not-in-place
     kMoreBytesPerIteration,  // more-bytes-per-iteration
+    kMorePeakBytes,          // more-peak-bytes (diff_module; amount B's peak, limit A's)
   };
   Kind kind = Kind::kCopyInLoop;
   std::optional<Gate> gate;             // the finding gates' kinds

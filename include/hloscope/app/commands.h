@@ -8,6 +8,8 @@
 #define HLOSCOPE_APP_COMMANDS_H_
 
 #include <functional>
+#include <memory>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -17,6 +19,7 @@
 #include "hloscope/analysis/policy.h"
 #include "hloscope/analysis/where_query.h"
 #include "hloscope/app/session.h"
+#include "hloscope/parser/dump_folder.h"
 #include "hloscope/report/format.h"
 #include "hloscope/report/render_annotate.h"
 #include "hloscope/report/render_check.h"
@@ -71,6 +74,17 @@ struct CheckRequest {
 std::vector<FusionSelection> SessionKernels(Session& session, const std::string& scope);
 // Prints the report; prints broken gates to `err` and returns 1 for them.
 int RunCheckCommand(Session& session, const CheckRequest& request, std::ostream& out, std::ostream& err);
+// A dump folder's optimized modules, each opened with the buffer
+// assignment beside it; nullopt (and the diagnostic on `err`) for a folder
+// without one, or a file that does not open.
+struct OpenedDumpFolder {
+  DumpFolder dump;
+  std::vector<std::unique_ptr<Session>> sessions;
+  std::vector<const DumpModule*> owners;  // per session
+  std::vector<const DumpHloFile*> files;  // per session
+};
+std::optional<OpenedDumpFolder> OpenDumpFolder(const std::string& folder, const SessionRequest& base,
+                                               std::ostream& err);
 // `check DIR`: a dump folder. Lists its modules (text), then checks every
 // optimized one, each with the buffer assignment beside it; gates count
 // them all. `base` is the request each file is opened with (its path and
@@ -178,6 +192,9 @@ int RunStatsCommand(Session& session, OutputFormat format, std::ostream& out);
 // `memory`: each module's memory by its buffer assignment (a module without
 // one says how to get it).
 int RunMemoryCommand(Session& session, OutputFormat format, std::ostream& out);
+// `memory DIR`: every optimized module of a dump folder (OpenDumpFolder).
+int RunMemoryFolderCommand(const std::string& folder, const SessionRequest& base, OutputFormat format,
+                           std::ostream& out, std::ostream& err);
 // `hloscope scopes`: every module's named scopes with instruction counts.
 int RunScopesCommand(Session& session, OutputFormat format, std::ostream& out);
 // `hloscope rules`: the catalog of causes and rules, and the gates.
