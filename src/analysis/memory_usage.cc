@@ -171,6 +171,12 @@ std::optional<TempPeak> FindTempPeak(const HloModule& module, const BufferAlloca
   });
   std::map<std::pair<int64_t, int64_t>, int> chunks;
   int64_t bytes = 0, best = -1, best_time = 0;
+  const int64_t length = static_cast<int64_t>(schedule.sequence().size());
+  const int64_t buckets = std::min<int64_t>(kTimelineBuckets, std::max<int64_t>(length, 1));
+  std::vector<int64_t> timeline(static_cast<size_t>(buckets), 0);
+  auto bucket = [&](int64_t time) {
+    return std::clamp<int64_t>(time * buckets / std::max<int64_t>(length, 1), 0, buckets - 1);
+  };
   for (size_t i = 0; i < events.size();) {
     int64_t time = events[i].time;
     for (; i < events.size() && events[i].time == time; ++i) {
@@ -183,6 +189,11 @@ std::optional<TempPeak> FindTempPeak(const HloModule& module, const BufferAlloca
       best = bytes;
       best_time = time;
     }
+    // These bytes hold until the next event: every bucket they span.
+    int64_t until = i < events.size() ? events[i].time - 1 : time;
+    if (time < length)
+      for (int64_t b = bucket(time); b <= bucket(std::min(until, length - 1)); ++b)
+        timeline[static_cast<size_t>(b)] = std::max(timeline[static_cast<size_t>(b)], bytes);
   }
 
   TempPeak peak;
@@ -208,6 +219,8 @@ std::optional<TempPeak> FindTempPeak(const HloModule& module, const BufferAlloca
     lv.value = HloPosition{t->instruction, t->value->index};
     lv.listed = t->value;
     lv.bytes = t->value->size;
+    lv.start = t->start;
+    lv.end = t->end;
     const CopyFinding* copy = nullptr;
     lv.kind = KindOf(t->instruction, t->value->index, *t->value, check, &copy);
     if (copy) lv.copy = copy->copy;
@@ -215,6 +228,7 @@ std::optional<TempPeak> FindTempPeak(const HloModule& module, const BufferAlloca
     peak.live.push_back(std::move(lv));
   }
   if (peak.instruction) peak.source = ResolveSource(module, *peak.instruction, options.source);
+  peak.timeline = std::move(timeline);
   return peak;
 }
 

@@ -13,6 +13,8 @@
 #include "hloscope/report/enum_names.h"
 #include "hloscope/report/html_text.h"
 #include "hloscope/report/loop_graph.h"
+#include "hloscope/report/memory_svg.h"
+#include "hloscope/report/render_memory.h"
 #include "hloscope/report/thunk_words.h"
 #include "hloscope/report/wording.h"
 #include "hloscope/support/graphviz.h"
@@ -273,6 +275,32 @@ void ParametersSection(const ModuleContext& m, std::ostream& out) {
   out << "</tbody></table></section>\n";
 }
 
+// Memory: the peak and its parts, and the temporaries across the schedule.
+void MemorySection(const ModuleContext& m, std::ostream& out) {
+  if (!m.check.memory) return;
+  const MemoryUsage& u = *m.check.memory;
+  out << "<section class=\"memory\"><h3>Memory <span class=\"muted\">(per device, by XLA's buffer "
+         "assignment)</span></h3>\n";
+  // The summary's lines, each made inert on its own (a line break is no control character here).
+  std::string summary = MemorySummaryLine(m.check), html;
+  for (size_t start = 0; start <= summary.size();) {
+    size_t end = std::min(summary.find('\n', start), summary.size());
+    html += (html.empty() ? "" : "<br>") + HtmlShown(summary.substr(start, end - start));
+    start = end + 1;
+  }
+  out << fmt::format("<p>{}</p>\n", html);
+  if (u.temp_peak) {
+    MemorySvgOptions svg;
+    svg.anchor_of = [&](const std::optional<SourceLocation>& s) { return m.anchors.Of(s); };
+    std::string picture = MemoryTimelineSvg(*u.temp_peak, svg);
+    if (!picture.empty())
+      out << "<p class=\"muted\">Temporaries live across the schedule; the red line is their fullest moment, "
+             "the bands the largest values live there (click one for its line).</p>\n<div class=\"svg\">"
+          << picture << "</div>\n";
+  }
+  out << "</section>\n";
+}
+
 // The answer: what a user should look at first, each item linked.
 void AnswerSection(const ModuleContext& m, const HtmlReportOptions& options, std::ostream& out) {
   const ModuleCheck& check = m.check;
@@ -430,6 +458,7 @@ void RenderHtmlReport(const std::vector<HtmlModule>& modules, const HtmlReportOp
     UpdatesSection(m, out);
     LoopsSection(m, out);
     ParametersSection(m, out);
+    MemorySection(m, out);
     out << "</section>\n";
   }
   out << "</div>\n<script>" << kHtmlReportScript << "</script>\n";

@@ -9,6 +9,7 @@
 #include "hloscope/analysis/source_origin.h"
 #include "hloscope/report/enum_names.h"
 #include "hloscope/report/render_check.h"
+#include "hloscope/report/render_memory.h"
 #include "hloscope/report/wording.h"
 #include "hloscope/support/human_bytes.h"
 #include "hloscope/support/saturating.h"
@@ -80,6 +81,10 @@ RunRecord SummarizeRun(const ModuleCheck& check, const std::string& dump, const 
   r.signature = EntrySignature(*check.module);
   r.headline = Headline(check);
   r.buffer_assignment = check.buffer_assignment_applied;
+  if (check.memory) {
+    r.peak_bytes = check.memory->device_peak_bytes();
+    r.memory = MemorySummaryLine(check);
+  }
   const CopyFinding* largest = nullptr;
   for (const CopyFinding& c : check.copies) {
     if (c.minor) continue;
@@ -173,6 +178,29 @@ void RenderRunSummary(const std::vector<RunRecord>& records, const RunSummaryOpt
                        fmt::join(std::vector<std::string>(quiet.begin(), quiet.begin() + listed), ", "),
                        quiet.size() > listed ? ", …" : "");
   }
+  // Memory: each function's largest peak (of its compilations), largest
+  // first: where a program runs out of memory as its sizes grow.
+  std::vector<std::pair<const Row*, const RunRecord*>> peaks;
+  for (const Row& row : rows) {
+    const RunRecord* top = nullptr;
+    for (const RunRecord* r : row.compilations)
+      if (r->peak_bytes && (!top || *r->peak_bytes > *top->peak_bytes)) top = r;
+    if (top) peaks.emplace_back(&row, top);
+  }
+  std::stable_sort(peaks.begin(), peaks.end(), [](const auto& a, const auto& b) {
+    return *a.second->peak_bytes > *b.second->peak_bytes;
+  });
+  if (!peaks.empty()) {
+    out << "\n  memory per call, largest peak first (per device, by XLA's buffer assignment):\n";
+    for (size_t i = 0; i < peaks.size() && i < 5; ++i) {
+      std::string name = Shown(peaks[i].first->function);
+      if (name.size() > 28) name = name.substr(0, 27) + "…";
+      out << fmt::format("  {:<28} {:>10}  {}\n", name, HumanBytes(*peaks[i].second->peak_bytes),
+                         Shown(peaks[i].second->signature));
+    }
+    if (peaks.size() > 5) out << fmt::format("  + {} more (the JSON has each)\n", peaks.size() - 5);
+    out << "  (`hloscope memory DUMP` for what fills a peak; --keep-dumps DIR keeps the dumps)\n";
+  }
   int shown = 0;
   for (const Row& row : rows) {
     if (shown >= options.worst_reports) break;
@@ -213,6 +241,10 @@ Json RunJson(const std::vector<RunRecord>& records, const std::vector<std::strin
     f["donation_problems"] = w.donation_problems;
     f["collectives"] = w.collectives;
     f["collective_bytes_per_call"] = Opt(w.collective_bytes_per_call);
+    std::optional<int64_t> peak;
+    for (const RunRecord* r : row.compilations)
+      if (r->peak_bytes && (!peak || *r->peak_bytes > *peak)) peak = r->peak_bytes;
+    f["peak_bytes"] = Opt(peak);
     f["problems"] = Json::array();
     for (const std::string& p : w.problems) f["problems"].push_back(Shown(p));
     f["signatures"] = Json::array();
@@ -227,7 +259,9 @@ Json RunJson(const std::vector<RunRecord>& records, const std::vector<std::strin
                                    {"headline", Shown(r.headline)},
                                    {"buffer_assignment", r.buffer_assignment},
                                    {"bytes_per_call", Opt(r.bytes_per_call)},
-                                   {"collective_bytes_per_call", Opt(r.collective_bytes_per_call)}});
+                                   {"collective_bytes_per_call", Opt(r.collective_bytes_per_call)},
+                                   {"peak_bytes", Opt(r.peak_bytes)},
+                                   {"memory", r.memory.empty() ? Json(nullptr) : Json(Shown(r.memory))}});
   return doc;
 }
 

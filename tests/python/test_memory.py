@@ -100,6 +100,26 @@ def test_without_a_buffer_assignment_memory_says_how_to_get_one(hloscope_bin, tm
     assert _memory(hloscope_bin, str(hlo)) is None
 
 
+def test_the_report_page_draws_the_temporaries_across_the_schedule(hloscope_bin, tmp_path):
+    fixture = os.path.join(ROOT, "tests/fixtures/jax/loop_read_after_write")
+    page = tmp_path / "page.html"
+    r = subprocess.run([hloscope_bin, "report", os.path.join(fixture, "module.hlo.txt"), "-o", str(page)],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    html = page.read_text()
+    start = html.index('<svg xmlns="http://www.w3.org/2000/svg" class="memory-timeline"')
+    svg = html[start:html.index("</svg>", start)]
+    peak = _memory(hloscope_bin, os.path.join(fixture, "module.hlo.txt"))["temp_peak"]
+    # The fullest moment is marked with what is live then; one band per value live there (at most 6).
+    assert f"fullest at {peak['at']['instruction']}: 4.0 KiB live" in svg
+    assert svg.count("<rect ") == min(6, len(peak["live"]))
+    # The copy live at the peak links to its line on the page; nothing outside the page is referenced.
+    links = re.findall(r'<a href="#([^"]+)">', svg)
+    assert links and all(f'id="{a}"' in html for a in links), links
+    assert "copy.5 4.0 KiB (copy) at fixture_programs/loops.py:50" in svg
+    assert "http" not in svg.replace('xmlns="http://www.w3.org/2000/svg"', "")
+
+
 # -- programs compiled here ----------------------------------------------------------------
 
 jax = pytest.importorskip("jax")

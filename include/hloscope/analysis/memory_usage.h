@@ -110,6 +110,8 @@ struct LiveValue {
   // kCopy: the copy finding's `copy` (ModuleCheck::FindCopy).
   HloPosition copy;
   std::optional<SourceLocation> source;
+  // Its live range in the flattened schedule: [start, end].
+  int64_t start = 0, end = 0;
 };
 
 // The moment a temp heap is fullest in the schedule.
@@ -127,6 +129,9 @@ struct TempPeak {
   std::vector<LiveValue> live;  // largest first, at most kMaxLiveValues
   int64_t live_count = 0;       // all of them
   std::optional<SourceLocation> source;
+  // Live bytes across the schedule for a picture: the schedule cut into
+  // at most kTimelineBuckets equal spans, each the most bytes live in it.
+  std::vector<int64_t> timeline;
 };
 
 struct MemoryUsage {
@@ -146,6 +151,7 @@ struct MemoryUsage {
 
 inline constexpr size_t kMaxAllocations = 50;
 inline constexpr size_t kMaxLiveValues = 20;
+inline constexpr int64_t kTimelineBuckets = 240;
 
 struct MemoryOptions {
   SourceOptions source;

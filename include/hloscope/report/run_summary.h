@@ -41,6 +41,10 @@ struct RunRecord {
   int64_t collectives = 0;
   std::optional<int64_t> collective_bytes_per_call = 0;
   bool buffer_assignment = false;
+  // The memory one call needs per device (XLA's buffer assignment), and
+  // its parts in words; nullopt without the buffer assignment.
+  std::optional<int64_t> peak_bytes;
+  std::string memory;
   // What broke the gates (the policy's violations, analysis/policy.h), one
   // line each.
   std::vector<std::string> problems;
