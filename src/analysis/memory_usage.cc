@@ -313,11 +313,12 @@ MemoryUsage AnalyzeMemory(const HloModule& module, const BufferAssignment& ba, c
   // Lines only for the allocations shown.
   for (AllocationUsage& u : allocations) {
     if (!u.value.instruction) continue;
-    u.source = ResolveSource(module, *u.value.instruction, options.source);
-    if (u.role == AllocationRole::kOutput && u.listed) {
-      const CopyFinding* copy = nullptr;
+    const CopyFinding* copy = nullptr;
+    if (u.role == AllocationRole::kOutput && u.listed)
       u.value_kind = KindOf(u.value.instruction, u.value.index, *u.listed, check, &copy);
-    }
+    // A copy's line is its finding's (a copy XLA inserted has no metadata of its own).
+    u.source =
+        copy && copy->source ? copy->source : ResolveSource(module, *u.value.instruction, options.source);
   }
   usage.allocations = std::move(allocations);
   if (device_heap) usage.temp_peak = FindTempPeak(module, *device_heap, check, options);

@@ -216,3 +216,39 @@ def test_scaling_follows_the_peak_and_names_what_pushes_it_over_a_budget():
     assert "memory: peak per device" in str(r)
     r = hloscope.scaling(fn, make, sizes=sizes[:2], max_bytes=truth[2] * 2, progress=False)
     assert "under " in r.memory_verdict and "at every size" in r.memory_verdict
+
+
+# -- a GPU and a TPU target, compiled here without the hardware ------------------------------
+
+TARGETS = {"gpu-h100": "jax-cuda12-plugin", "tpu-v5e": "libtpu"}
+
+
+@pytest.mark.parametrize("target", sorted(TARGETS))
+def test_a_targets_stacked_output_is_what_doubles_its_peak(target):
+    from importlib import metadata
+
+    from hloscope import _targets
+    try:
+        metadata.version(TARGETS[target])
+    except metadata.PackageNotFoundError:
+        pytest.skip(f"{TARGETS[target]} not installed (bash tools/install-deps.sh --backends)")
+    if target.startswith("gpu") and os.environ.get("JAX_PLATFORMS", "cpu") != "cpu":
+        pytest.skip("the CUDA plugin compiles for an H100 without one only with JAX_PLATFORMS=cpu")
+    fn, _, make = PROGRAMS["rnn"]
+    device = _targets.devices_for(_targets.resolve(target))[0]
+    reports, truths = [], []
+    for n in (256, 512):
+        args = _targets.place(make(n), device)
+        truths.append(jax.jit(fn).lower(*args).compile().memory_analysis())
+        reports.append(hloscope.inspect(jax.jit(fn), *make(n), target=target))
+    for report, truth in zip(reports, truths):
+        device_space = [s for s in report.memory["spaces"] if s["color"] == 0][0]
+        for part in ("argument", "output", "alias"):
+            assert device_space[f"{part}_bytes"] == getattr(truth, f"{part}_size_in_bytes"), (target, part)
+        if target.startswith("gpu"):  # libtpu's temp is its own figure (docs/memory.md)
+            assert device_space["temp_bytes"] == truth.temp_size_in_bytes
+    mem = hloscope.diff(reports[0], reports[1]).memory[0]
+    stacked = max((b for b in mem["buffers"] if b["role"] == "output"), key=lambda b: b["added_bytes"])
+    assert stacked["added_bytes"] == 256 * 16 * 64 * 4 and stacked["b_shape"] == "f32[512,16,64]", mem["buffers"]
+    assert stacked["source"].endswith(f"test_memory_growth.py:{LINE['rnn']}"), (target, stacked)
+    assert abs(mem["exponent"] - 1) < 0.05, mem
