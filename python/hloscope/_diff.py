@@ -21,6 +21,7 @@ from typing import Any, Callable, Iterable, Optional, Sequence
 from . import _hloscope as _C
 from ._options import finding_filter, gate_names, gate_options
 from ._report import Report
+from ._units import human_bytes
 
 __all__ = ["Diff", "diff", "ScalingBuffer", "ScalingFinding", "ScalingResult", "scaling", "assert_no_regression"]
 
@@ -166,16 +167,6 @@ class ScalingBuffer:
         return f"{self.label}: bytes ∝ size^{e}"
 
 
-def _human(n: Optional[int]) -> str:
-    if n is None:
-        return "?"
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
-        if abs(n) < 1024 or unit == "TiB":
-            return f"{n} B" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024
-    return str(n)
-
-
 @dataclass
 class ScalingResult:
     """What scaling() found: per finding the exponent of its bytes in the size,
@@ -202,20 +193,20 @@ class ScalingResult:
             return "memory: unknown (no buffer assignment)"
         e = "?" if self.peak_exponent is None else f"{self.peak_exponent:.2f}"
         growing = [b for b in self.buffers if b.grows]
-        text = f"peak per device ∝ size^{e} ({_human(self.peaks[0])} → {_human(self.peaks[-1])})"
+        text = f"peak per device ∝ size^{e} ({human_bytes(self.peaks[0])} → {human_bytes(self.peaks[-1])})"
         if growing:
             text += ": " + "; ".join(str(b) for b in growing[:5])
         if self.max_bytes is not None:
             over = next((i for i, p in enumerate(self.peaks) if p > self.max_bytes), None)
             if over is None:
-                text += f"; under {_human(self.max_bytes)} at every size"
+                text += f"; under {human_bytes(self.max_bytes)} at every size"
             else:
                 # What grew between the last size under the budget (or the first) and the first over it.
                 lo = over - 1 if over > 0 else 0
                 pushed = sorted(((b.bytes[over] or 0) - (b.bytes[lo] or 0), b.label) for b in growing)
-                names = "; ".join(f"{label} (+{_human(add)})" for add, label in reversed(pushed) if add > 0)
-                text += (f"; over {_human(self.max_bytes)} from size {self.sizes[over]} "
-                         f"({_human(self.peaks[over])})" + (f", pushed over by: {names}" if names else ""))
+                names = "; ".join(f"{label} (+{human_bytes(add)})" for add, label in reversed(pushed) if add > 0)
+                text += (f"; over {human_bytes(self.max_bytes)} from size {self.sizes[over]} "
+                         f"({human_bytes(self.peaks[over])})" + (f", pushed over by: {names}" if names else ""))
         return text
 
     @property

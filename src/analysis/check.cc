@@ -242,6 +242,11 @@ const CollectiveFinding* ModuleCheck::FindCollective(const HloInstruction* instr
 }
 
 const ParameterFinding* ModuleCheck::FindParameter(int64_t number) const {
+  // Parameters are listed by number: the direct look first (a module with
+  // thousands of parameters asks for each).
+  if (number >= 0 && static_cast<size_t>(number) < parameters.size() &&
+      parameters[static_cast<size_t>(number)].number == number)
+    return &parameters[static_cast<size_t>(number)];
   for (const ParameterFinding& p : parameters)
     if (p.number == number) return &p;
   return nullptr;

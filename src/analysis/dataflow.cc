@@ -168,11 +168,24 @@ class ForwardWalk {
   bool Enter(const HloInstruction* instr, const ShapeIndex& index, int depth) {
     if (depth > kMaxForwardDepth || steps_ >= kMaxForwardSteps) return false;
     ++steps_;
+    // Most walks visit a handful of positions (the memory analysis walks
+    // one per temporary, by the thousand): a flat list until it grows.
+    if (seen_.empty()) {
+      for (const auto& [i, x] : few_)
+        if (i == instr && x == index) return false;
+      if (few_.size() < kFew) {
+        few_.emplace_back(instr, index);
+        return true;
+      }
+      seen_.insert(few_.begin(), few_.end());
+    }
     return seen_.emplace(instr, index).second;
   }
 
  private:
+  static constexpr size_t kFew = 16;
   int steps_ = 0;
+  std::vector<std::pair<const HloInstruction*, ShapeIndex>> few_;
   std::set<std::pair<const HloInstruction*, ShapeIndex>> seen_;
 };
 

@@ -1,6 +1,7 @@
 #include "hloscope/analysis/memory_diff.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <functional>
 #include <tuple>
@@ -97,19 +98,15 @@ std::optional<MemoryDiff> DiffMemory(const std::optional<DocMemory>& a, const st
                                      std::optional<double> size_ratio) {
   if (!a && !b) return std::nullopt;
   MemoryDiff d;
-  if (a) {
-    d.a_peak = a->peak_bytes;
-    d.a_argument = a->argument_bytes;
-    d.a_output = a->output_bytes;
-    d.a_alias = a->alias_bytes;
-    d.a_temp = a->temp_bytes;
-  }
-  if (b) {
-    d.b_peak = b->peak_bytes;
-    d.b_argument = b->argument_bytes;
-    d.b_output = b->output_bytes;
-    d.b_alias = b->alias_bytes;
-    d.b_temp = b->temp_bytes;
+  // Each side's parts (all unknown for a side without memory).
+  for (auto [m, parts] :
+       {std::pair{&a, std::array{&d.a_peak, &d.a_argument, &d.a_output, &d.a_alias, &d.a_temp}},
+        std::pair{&b, std::array{&d.b_peak, &d.b_argument, &d.b_output, &d.b_alias, &d.b_temp}}}) {
+    if (!*m) continue;
+    const DocMemory& mem = **m;
+    const std::optional<int64_t>* values[] = {&mem.peak_bytes, &mem.argument_bytes, &mem.output_bytes,
+                                              &mem.alias_bytes, &mem.temp_bytes};
+    for (size_t i = 0; i < parts.size(); ++i) *parts[i] = *values[i];
   }
   if (d.a_peak && d.b_peak && *d.a_peak > 0)
     d.ratio = static_cast<double>(*d.b_peak) / static_cast<double>(*d.a_peak);

@@ -27,8 +27,7 @@ AllocationRole AllocationRoleOf(const BufferAllocation& a) {
 // The instruction a dump's value names, when exactly one of the module's
 // has that name (XLA's names are unique; hand-written text may repeat them).
 const HloInstruction* Named(const HloModule& module, const std::string& name) {
-  std::vector<const HloInstruction*> named = module.names().InstructionsNamed(name);
-  return named.size() == 1 ? named[0] : nullptr;
+  return module.names().UniqueInstructionNamed(name);
 }
 
 MemorySpaceUsage& SpaceFor(std::vector<MemorySpaceUsage>& spaces, int64_t color) {
@@ -41,9 +40,32 @@ MemorySpaceUsage& SpaceFor(std::vector<MemorySpaceUsage>& spaces, int64_t color)
   return spaces.back();
 }
 
-ArgumentMemory ArgumentMemoryOf(const HloModule& module, const BufferAllocation& a,
+// The module's donations by parameter number: one pass over its aliases
+// and donors, not one per argument (a train step donates thousands).
+class DonationTable {
+ public:
+  explicit DonationTable(const HloModule& module) {
+    for (const InputOutputAlias& a : module.input_output_aliases())
+      by_number_[a.parameter_number].push_back({a.parameter_index, DonationKind::kInputOutputAlias});
+    for (const BufferDonor& d : module.buffer_donors())
+      by_number_[d.parameter_number].push_back({d.parameter_index, DonationKind::kBufferDonor});
+  }
+  // As DonationOf (analysis/donation.h): an alias before a donor.
+  DonationKind Of(int64_t number, const ShapeIndex& index) const {
+    auto it = by_number_.find(number);
+    if (it == by_number_.end()) return DonationKind::kNotDonated;
+    for (const auto& [i, kind] : it->second)
+      if (i == index) return kind;
+    return DonationKind::kNotDonated;
+  }
+
+ private:
+  std::unordered_map<int64_t, std::vector<std::pair<ShapeIndex, DonationKind>>> by_number_;
+};
+
+ArgumentMemory ArgumentMemoryOf(const DonationTable& donations, const BufferAllocation& a,
                                 const ParameterFinding* p) {
-  DonationKind kind = DonationOf(module, *a.parameter_number, a.parameter_index);
+  DonationKind kind = donations.Of(*a.parameter_number, a.parameter_index);
   if (kind == DonationKind::kInputOutputAlias) return ArgumentMemory::kDonatedReused;
   if (p && p->request && p->request->requested && p->request->dropped)
     return ArgumentMemory::kDonatedNotReused;
@@ -63,8 +85,8 @@ class Schedule {
     if (module.entry_computation()) Place(*module.entry_computation(), 0);
   }
   std::optional<int64_t> TimeOf(const HloInstruction* instr) const {
-    auto it = time_.find(instr);
-    return it == time_.end() ? std::nullopt : std::optional<int64_t>(it->second);
+    size_t id = instr->id();
+    return id < time_.size() && time_[id] >= 0 ? std::optional<int64_t>(time_[id]) : std::nullopt;
   }
   const std::vector<const HloInstruction*>& sequence() const { return sequence_; }
 
@@ -85,13 +107,15 @@ class Schedule {
             if (c.role == role && c.computation && !placed_.contains(c.computation) &&
                 IsSequentialRole(RoleOf(*c.computation)))
               Place(*c.computation, depth + 1);
-      time_.emplace(instr, static_cast<int64_t>(sequence_.size()));
+      // By dense id (ir/instruction.h): asked once per value and use.
+      if (instr->id() >= time_.size()) time_.resize(instr->id() + 1, -1);
+      time_[instr->id()] = static_cast<int64_t>(sequence_.size());
       sequence_.push_back(instr);
     }
   }
 
   std::unordered_set<const HloComputation*> placed_;
-  std::unordered_map<const HloInstruction*, int64_t> time_;
+  std::vector<int64_t> time_;  // by instruction id; -1: not placed
   std::vector<const HloInstruction*> sequence_;
 };
 
@@ -169,7 +193,14 @@ std::optional<TempPeak> FindTempPeak(const HloModule& module, const BufferAlloca
   std::sort(events.begin(), events.end(), [](const Event& a, const Event& b) {
     return a.time != b.time ? a.time < b.time : a.delta < b.delta;
   });
-  std::map<std::pair<int64_t, int64_t>, int> chunks;
+  // Live values per chunk (offset, size), hashed: one lookup per event.
+  struct ChunkHash {
+    size_t operator()(const std::pair<int64_t, int64_t>& c) const {
+      return std::hash<int64_t>()(c.first * 1000003 ^ c.second);
+    }
+  };
+  std::unordered_map<std::pair<int64_t, int64_t>, int, ChunkHash> chunks;
+  chunks.reserve(values.size());
   int64_t bytes = 0, best = -1, best_time = 0;
   const int64_t length = static_cast<int64_t>(schedule.sequence().size());
   const int64_t buckets = std::min<int64_t>(kTimelineBuckets, std::max<int64_t>(length, 1));
@@ -232,6 +263,24 @@ std::optional<TempPeak> FindTempPeak(const HloModule& module, const BufferAlloca
   return peak;
 }
 
+// The value that made an allocation: the largest one an instruction
+// defines (phi values, a loop's state, name no instruction that made the
+// bytes; they are tried last). Only for the allocations shown: the temp
+// heap holds thousands of values.
+HloPosition MadeBy(const HloModule& module, const BufferAllocation& a, const BufferValue** listed) {
+  std::vector<const BufferValue*> values;
+  for (const BufferValue& v : a.values) values.push_back(&v);
+  std::stable_sort(values.begin(), values.end(), [](const BufferValue* x, const BufferValue* y) {
+    return x->phi != y->phi ? !x->phi : x->size > y->size;
+  });
+  for (const BufferValue* v : values)
+    if (const HloInstruction* instr = Named(module, v->instruction)) {
+      *listed = v;
+      return HloPosition{instr, v->index};
+    }
+  return {};
+}
+
 }  // namespace
 
 const MemorySpaceUsage* MemoryUsage::Space(int64_t color) const {
@@ -251,6 +300,7 @@ MemoryUsage AnalyzeMemory(const HloModule& module, const BufferAssignment& ba, c
   SpaceFor(usage.spaces, 0);
   std::vector<AllocationUsage> allocations;
   const BufferAllocation* device_heap = nullptr;
+  DonationTable donations(module);
   for (const BufferAllocation& a : ba.allocations()) {
     MemorySpaceUsage& s = SpaceFor(usage.spaces, a.color);
     AllocationRole role = AllocationRoleOf(a);
@@ -275,28 +325,7 @@ MemoryUsage AnalyzeMemory(const HloModule& module, const BufferAssignment& ba, c
       const HloInstruction* param = entry ? entry->parameter(*a.parameter_number) : nullptr;
       u.value = HloPosition{param, a.parameter_index};
       u.parameter_number = a.parameter_number;
-      const ParameterFinding* finding = nullptr;
-      for (const ParameterFinding& p : check.parameters)
-        if (p.number == *a.parameter_number) finding = &p;
-      u.argument = ArgumentMemoryOf(module, a, finding);
-    } else {
-      // The largest value an instruction defines; phi values, a loop's
-      // state, name no instruction that made the bytes.
-      // Largest first, so that most values are passed over without a lookup.
-      std::vector<const BufferValue*> values;
-      for (const BufferValue& v : a.values) values.push_back(&v);
-      std::stable_sort(values.begin(), values.end(),
-                       [](const BufferValue* x, const BufferValue* y) { return x->size > y->size; });
-      // Pass 0 tries the values instructions define, pass 1 the phis (the
-      // others already failed: each name is looked up once).
-      for (int pass = 0; pass < 2 && !u.value.instruction; ++pass)
-        for (const BufferValue* v : values)
-          if (v->phi == (pass == 1))
-            if (const HloInstruction* instr = Named(module, v->instruction)) {
-              u.value = HloPosition{instr, v->index};
-              u.listed = v;
-              break;
-            }
+      u.argument = ArgumentMemoryOf(donations, a, check.FindParameter(*a.parameter_number));
     }
     allocations.push_back(std::move(u));
   }
@@ -306,12 +335,19 @@ MemoryUsage AnalyzeMemory(const HloModule& module, const BufferAssignment& ba, c
   }
   std::sort(usage.spaces.begin(), usage.spaces.end(),
             [](const MemorySpaceUsage& a, const MemorySpaceUsage& b) { return a.color < b.color; });
-  std::stable_sort(allocations.begin(), allocations.end(),
-                   [](const AllocationUsage& a, const AllocationUsage& b) { return a.bytes > b.bytes; });
+  // The largest first, ties in allocation order (a stable sort's order);
+  // only the ones shown are sorted: a train step has thousands.
   usage.allocation_count = static_cast<int64_t>(allocations.size());
-  if (allocations.size() > kMaxAllocations) allocations.resize(kMaxAllocations);
+  size_t shown = std::min(allocations.size(), kMaxAllocations);
+  std::partial_sort(allocations.begin(), allocations.begin() + static_cast<std::ptrdiff_t>(shown),
+                    allocations.end(), [](const AllocationUsage& a, const AllocationUsage& b) {
+                      return a.bytes != b.bytes ? a.bytes > b.bytes
+                                                : a.allocation->index < b.allocation->index;
+                    });
+  allocations.resize(shown);
   // Lines only for the allocations shown.
   for (AllocationUsage& u : allocations) {
+    if (!u.parameter_number) u.value = MadeBy(module, *u.allocation, &u.listed);
     if (!u.value.instruction) continue;
     const CopyFinding* copy = nullptr;
     if (u.role == AllocationRole::kOutput && u.listed)

@@ -49,6 +49,12 @@ std::vector<const HloInstruction*> HloNameIndex::InstructionsNamed(std::string_v
   return out;
 }
 
+const HloInstruction* HloNameIndex::UniqueInstructionNamed(std::string_view name) const {
+  auto it = first_.find(name);
+  if (it == first_.end() || (!more_.empty() && more_.count(name) > 0)) return nullptr;
+  return it->second;
+}
+
 HloNameIndex::Lookup HloNameIndex::Resolve(std::string_view text) const {
   Lookup out;
   if (!text.empty() && text.front() == '%') text.remove_prefix(1);

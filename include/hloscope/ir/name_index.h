@@ -39,6 +39,9 @@ class HloNameIndex {
   const HloInstruction* FindInstruction(const HloComputation& comp, std::string_view name) const;
   // Every instruction named `name`, in text order (usually one).
   std::vector<const HloInstruction*> InstructionsNamed(std::string_view name) const;
+  // The one instruction named `name`; nullptr when none or several are
+  // (no allocation: for lookups by the thousand).
+  const HloInstruction* UniqueInstructionNamed(std::string_view name) const;
 
   // What a user typed: `name`, `%name`, or `computation/name`.
   struct Lookup {
