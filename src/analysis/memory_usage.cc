@@ -196,7 +196,9 @@ std::optional<TempPeak> FindTempPeak(const HloModule& module, const BufferAlloca
   // Live values per chunk (offset, size), hashed: one lookup per event.
   struct ChunkHash {
     size_t operator()(const std::pair<int64_t, int64_t>& c) const {
-      return std::hash<int64_t>()(c.first * 1000003 ^ c.second);
+      // Unsigned: a hostile dump's offsets must not overflow a signed product.
+      return std::hash<uint64_t>()(static_cast<uint64_t>(c.first) * 1000003u ^
+                                   static_cast<uint64_t>(c.second));
     }
   };
   std::unordered_map<std::pair<int64_t, int64_t>, int, ChunkHash> chunks;
