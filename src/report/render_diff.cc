@@ -209,12 +209,12 @@ Json SideJson(const std::optional<DiffSide>& side) {
   return j;
 }
 
+}  // namespace
+
 Json OptDouble(const std::optional<double>& d) {
   if (!d || !std::isfinite(*d)) return nullptr;
   return std::round(*d * 1e4) / 1e4;
 }
-
-}  // namespace
 
 std::vector<std::string> DiffSummaryLines(const ModuleDiff& m) {
   std::vector<const DiffItem*> scales, added, gone;

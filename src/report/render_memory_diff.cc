@@ -95,11 +95,6 @@ std::string GrowerList(const MemoryDiff& d, size_t max) {
   return s;
 }
 
-Json Opt(const std::optional<double>& d) {
-  if (!d || !std::isfinite(*d)) return nullptr;
-  return std::round(*d * 1e4) / 1e4;
-}
-
 }  // namespace
 
 std::string MemoryBufferLabel(const MemoryBufferChange& b) {
@@ -164,15 +159,15 @@ Json MemoryDiffJson(const ModuleDiff& m) {
                  std::optional<int64_t> alias, std::optional<int64_t> temp) -> Json {
     if (!peak) return nullptr;
     return {{"peak_bytes", *peak},
-            {"argument_bytes", hloscope::Opt(argument)},
-            {"output_bytes", hloscope::Opt(output)},
-            {"alias_bytes", hloscope::Opt(alias)},
-            {"temp_bytes", hloscope::Opt(temp)}};
+            {"argument_bytes", Opt(argument)},
+            {"output_bytes", Opt(output)},
+            {"alias_bytes", Opt(alias)},
+            {"temp_bytes", Opt(temp)}};
   };
   j["a"] = side(d.a_peak, d.a_argument, d.a_output, d.a_alias, d.a_temp);
   j["b"] = side(d.b_peak, d.b_argument, d.b_output, d.b_alias, d.b_temp);
-  j["ratio"] = Opt(d.ratio);
-  j["exponent"] = Opt(d.exponent);
+  j["ratio"] = OptDouble(d.ratio);
+  j["exponent"] = OptDouble(d.exponent);
   Json buffers = Json::array();
   for (const MemoryBufferChange& b : d.buffers) {
     Json x;
@@ -180,15 +175,15 @@ Json MemoryDiffJson(const ModuleDiff& m) {
     x["role"] = b.role;
     x["value_kind"] = b.value_kind.empty() ? Json(nullptr) : Json(b.value_kind);
     x["label"] = MemoryBufferLabel(b);
-    x["parameter_number"] = hloscope::Opt(b.parameter_number);
+    x["parameter_number"] = Opt(b.parameter_number);
     x["a_shape"] = b.a_shape.empty() ? Json(nullptr) : Json(b.a_shape);
     x["b_shape"] = b.b_shape.empty() ? Json(nullptr) : Json(b.b_shape);
-    x["a_bytes"] = hloscope::Opt(b.a_bytes);
-    x["b_bytes"] = hloscope::Opt(b.b_bytes);
+    x["a_bytes"] = Opt(b.a_bytes);
+    x["b_bytes"] = Opt(b.b_bytes);
     x["a_cut"] = b.a_cut;
     x["b_cut"] = b.b_cut;
     x["added_bytes"] = b.added();
-    x["exponent"] = Opt(b.exponent);
+    x["exponent"] = OptDouble(b.exponent);
     x["grows"] = b.grows;
     x["instruction"] = b.instruction.empty() ? Json(nullptr) : Json(b.instruction);
     x["source"] = b.source && !b.source->text.empty() ? Json(b.source->text) : Json(nullptr);

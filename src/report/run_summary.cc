@@ -63,6 +63,15 @@ std::string Signatures(const Row& row) {
   return fmt::format("{}; … {} signatures", sigs.front(), sigs.size());
 }
 
+// The compilation of a function that needs the most memory per call
+// (nullptr: none has its buffer assignment).
+const RunRecord* LargestPeak(const Row& row) {
+  const RunRecord* top = nullptr;
+  for (const RunRecord* r : row.compilations)
+    if (r->peak_bytes && (!top || *r->peak_bytes > *top->peak_bytes)) top = r;
+  return top;
+}
+
 }  // namespace
 
 const RunRecord* WorstRecord(const std::vector<RunRecord>& records) {
@@ -181,12 +190,8 @@ void RenderRunSummary(const std::vector<RunRecord>& records, const RunSummaryOpt
   // Memory: each function's largest peak (of its compilations), largest
   // first: where a program runs out of memory as its sizes grow.
   std::vector<std::pair<const Row*, const RunRecord*>> peaks;
-  for (const Row& row : rows) {
-    const RunRecord* top = nullptr;
-    for (const RunRecord* r : row.compilations)
-      if (r->peak_bytes && (!top || *r->peak_bytes > *top->peak_bytes)) top = r;
-    if (top) peaks.emplace_back(&row, top);
-  }
+  for (const Row& row : rows)
+    if (const RunRecord* top = LargestPeak(row)) peaks.emplace_back(&row, top);
   std::stable_sort(peaks.begin(), peaks.end(), [](const auto& a, const auto& b) {
     return *a.second->peak_bytes > *b.second->peak_bytes;
   });
@@ -241,10 +246,8 @@ Json RunJson(const std::vector<RunRecord>& records, const std::vector<std::strin
     f["donation_problems"] = w.donation_problems;
     f["collectives"] = w.collectives;
     f["collective_bytes_per_call"] = Opt(w.collective_bytes_per_call);
-    std::optional<int64_t> peak;
-    for (const RunRecord* r : row.compilations)
-      if (r->peak_bytes && (!peak || *r->peak_bytes > *peak)) peak = r->peak_bytes;
-    f["peak_bytes"] = Opt(peak);
+    const RunRecord* peak = LargestPeak(row);
+    f["peak_bytes"] = peak ? Json(*peak->peak_bytes) : Json(nullptr);
     f["problems"] = Json::array();
     for (const std::string& p : w.problems) f["problems"].push_back(Shown(p));
     f["signatures"] = Json::array();

@@ -24,6 +24,8 @@ std::string DiffStatusName(DiffStatus status);  // "only-in-a", "only-in-b", "ch
 std::string DiffWhatText(const DiffItem& item);
 // A ratio as the diff prints it: 3 significant digits, whole from 100 up.
 std::string RatioText(double r);
+// A ratio or exponent in JSON: 4 decimals, null when unknown or not finite.
+Json OptDouble(const std::optional<double>& d);
 
 // The one-line answers of a module pair: "What scales: …", "What is new: …",
 // "What is gone: …" (the text's first lines, the JSON's summary.text).
