@@ -6,7 +6,6 @@
 #include <string_view>
 
 #include "hloscope/analysis/dataflow.h"
-#include "hloscope/ir/name_index.h"
 
 namespace hloscope {
 namespace {
@@ -26,14 +25,15 @@ std::string WithoutLayouts(std::string_view s) {
 
 }  // namespace
 
-std::optional<std::string> ForeignBufferAssignment(const BufferAssignment& ba, const HloModule& module) {
-  const HloNameIndex& names = module.names();
+std::optional<std::string> ForeignBufferAssignment(const BufferAssignment& ba, const HloModule& module,
+                                                   const BufferValueInstructions& instructions) {
+  if (!instructions.first_missing().empty())
+    return fmt::format("it lists {}, which this module does not have", instructions.first_missing());
   for (const BufferAllocation& a : ba.allocations()) {
     for (const BufferValue& v : a.values) {
-      std::vector<const HloInstruction*> named = names.InstructionsNamed(v.instruction);
-      if (named.empty()) return fmt::format("it lists {}, which this module does not have", v.instruction);
-      if (named.size() > 1) continue;  // hand-written HLO reusing a name: nothing to compare
-      const Shape& shape = named[0]->shape();
+      const HloInstruction* named = instructions.Of(a, v);
+      if (!named) continue;  // hand-written HLO reusing a name: nothing to compare
+      const Shape& shape = named->shape();
       // A value at {} of an array instruction is the instruction's own
       // shape; tuple elements are left alone (indices print differently).
       if (!v.index.empty() || shape.IsTuple() || v.shape.empty()) continue;
@@ -63,6 +63,10 @@ std::optional<std::string> ForeignBufferAssignment(const BufferAssignment& ba, c
       ba.FindValue(result.instruction->name()) == nullptr)
     return fmt::format("it has no buffer for this module's result, {}", result.instruction->name());
   return std::nullopt;
+}
+
+std::optional<std::string> ForeignBufferAssignment(const BufferAssignment& ba, const HloModule& module) {
+  return ForeignBufferAssignment(ba, module, BufferValueInstructions(ba, module));
 }
 
 }  // namespace hloscope

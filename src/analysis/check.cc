@@ -104,11 +104,17 @@ ModuleCheck CheckModule(const HloModule& module, const ExecutionCounts& counts, 
   result.buffer_assignment_path = given.buffer_assignment_path;
   // Another module's dump confirms nothing: it is not applied, and says why.
   CheckOptions options = given;
-  if (options.buffer_assignment)
-    if (std::optional<std::string> why = ForeignBufferAssignment(*options.buffer_assignment, module)) {
+  // Every value of the dump resolved once: the foreign-dump test and the
+  // memory analysis both read it.
+  std::optional<BufferValueInstructions> instructions;
+  if (options.buffer_assignment) {
+    instructions.emplace(*options.buffer_assignment, module);
+    if (std::optional<std::string> why =
+            ForeignBufferAssignment(*options.buffer_assignment, module, *instructions)) {
       result.buffer_assignment_mismatch = std::move(*why);
       options.buffer_assignment = nullptr;
     }
+  }
   result.buffer_assignment_applied = options.buffer_assignment != nullptr;
   CheckContext ctx(module, counts, options);
   // Updates first: copy causes and sources look at which updates a copy feeds.
@@ -185,6 +191,7 @@ ModuleCheck CheckModule(const HloModule& module, const ExecutionCounts& counts, 
   if (options.buffer_assignment) {
     MemoryOptions memory;
     memory.source = options.source;
+    memory.instructions = &*instructions;
     result.memory = AnalyzeMemory(module, *options.buffer_assignment, result, memory);
   }
   return result;

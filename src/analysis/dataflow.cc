@@ -265,25 +265,30 @@ Step ForwardStep(const HloInstruction* user, int64_t k, const ShapeIndex& index,
 }
 
 void CollectUses(const HloInstruction* instr, const ShapeIndex& index, std::vector<HloUse>* uses, int depth,
-                 ForwardWalk* walk) {
+                 ForwardWalk* walk, OperandNumbers* numbers) {
   if (!walk->Enter(instr, index, depth)) return;
   for (const HloInstruction* user : instr->users()) {
-    for (int64_t k = 0; k < user->operand_count(); ++k) {
-      if (user->operand(k) != instr) continue;
+    auto at = [&](int64_t k) {
       Step step = ForwardStep(user, k, index, Follow::kValue);
       if (step.use) uses->push_back({user, k, index});
       for (const HloPosition& next : step.next)
-        CollectUses(next.instruction, next.index, uses, depth + 1, walk);
+        CollectUses(next.instruction, next.index, uses, depth + 1, walk, numbers);
+    };
+    if (numbers) {
+      numbers->ForEach(user, instr, at);
+      continue;
     }
+    for (int64_t k = 0; k < user->operand_count(); ++k)
+      if (user->operand(k) == instr) at(k);
   }
 }
 
 }  // namespace
 
-std::vector<HloUse> UsesOf(const HloPosition& position) {
+std::vector<HloUse> UsesOf(const HloPosition& position, OperandNumbers* numbers) {
   std::vector<HloUse> uses;
   ForwardWalk walk;
-  if (position.instruction) CollectUses(position.instruction, position.index, &uses, 0, &walk);
+  if (position.instruction) CollectUses(position.instruction, position.index, &uses, 0, &walk, numbers);
   return uses;
 }
 

@@ -8,7 +8,6 @@
 #include "hloscope/analysis/call_graph.h"
 #include "hloscope/analysis/donation.h"
 #include "hloscope/analysis/findings.h"
-#include "hloscope/ir/name_index.h"
 #include "hloscope/support/saturating.h"
 
 namespace hloscope {
@@ -22,12 +21,6 @@ AllocationRole AllocationRoleOf(const BufferAllocation& a) {
   if (a.maybe_live_out) return AllocationRole::kOutput;
   if (a.is_preallocated_temp) return AllocationRole::kTemporary;
   return AllocationRole::kOther;
-}
-
-// The instruction a dump's value names, when exactly one of the module's
-// has that name (XLA's names are unique; hand-written text may repeat them).
-const HloInstruction* Named(const HloModule& module, const std::string& name) {
-  return module.names().UniqueInstructionNamed(name);
 }
 
 MemorySpaceUsage& SpaceFor(std::vector<MemorySpaceUsage>& spaces, int64_t color) {
@@ -129,14 +122,16 @@ struct TimedValue {
 // Live from its definition to its last use (uses followed through
 // forwarding instructions). Only temporaries are timed: a value reaching
 // the entry's result is in an output allocation, never in the temp heap.
-std::optional<TimedValue> LiveRange(const Schedule& schedule, const HloModule& module, const BufferValue& v) {
-  const HloInstruction* instr = Named(module, v.instruction);
+std::optional<TimedValue> LiveRange(const Schedule& schedule, const BufferValueInstructions& instructions,
+                                    OperandNumbers& numbers, const BufferAllocation& heap,
+                                    const BufferValue& v) {
+  const HloInstruction* instr = instructions.Of(heap, v);
   if (!instr) return std::nullopt;
   std::optional<int64_t> start = schedule.TimeOf(instr);
   if (!start) return std::nullopt;
   TimedValue t{&v, instr, *start, *start};
   HloPosition position{instr, v.index};
-  for (const HloUse& use : UsesOf(position))
+  for (const HloUse& use : UsesOf(position, &numbers))
     if (std::optional<int64_t> u = schedule.TimeOf(use.user)) t.end = std::max(t.end, *u);
   return t;
 }
@@ -167,13 +162,16 @@ LiveValueKind KindOf(const HloInstruction* instr, const ShapeIndex& index, const
 }
 
 std::optional<TempPeak> FindTempPeak(const HloModule& module, const BufferAllocation& heap,
-                                     const ModuleCheck& check, const MemoryOptions& options) {
+                                     const BufferValueInstructions& instructions, const ModuleCheck& check,
+                                     const MemoryOptions& options) {
   Schedule schedule(module);
   if (schedule.sequence().empty()) return std::nullopt;
   std::vector<TimedValue> values;
+  OperandNumbers numbers;
   for (const BufferValue& v : heap.values)
     if (v.size > 0 && v.offset >= 0)
-      if (std::optional<TimedValue> t = LiveRange(schedule, module, v)) values.push_back(*t);
+      if (std::optional<TimedValue> t = LiveRange(schedule, instructions, numbers, heap, v))
+        values.push_back(*t);
   if (values.empty()) return std::nullopt;
 
   // Sweep the schedule: a chunk (offset, size) counts once however many
@@ -269,18 +267,21 @@ std::optional<TempPeak> FindTempPeak(const HloModule& module, const BufferAlloca
 // defines (phi values, a loop's state, name no instruction that made the
 // bytes; they are tried last). Only for the allocations shown: the temp
 // heap holds thousands of values.
-HloPosition MadeBy(const HloModule& module, const BufferAllocation& a, const BufferValue** listed) {
-  std::vector<const BufferValue*> values;
-  for (const BufferValue& v : a.values) values.push_back(&v);
-  std::stable_sort(values.begin(), values.end(), [](const BufferValue* x, const BufferValue* y) {
-    return x->phi != y->phi ? !x->phi : x->size > y->size;
-  });
-  for (const BufferValue* v : values)
-    if (const HloInstruction* instr = Named(module, v->instruction)) {
-      *listed = v;
-      return HloPosition{instr, v->index};
+HloPosition MadeBy(const BufferValueInstructions& instructions, const BufferAllocation& a,
+                   const BufferValue** listed) {
+  // One pass: the first in (not phi, larger, earlier in the dump) order.
+  const BufferValue* best = nullptr;
+  const HloInstruction* best_instr = nullptr;
+  for (const BufferValue& v : a.values) {
+    if (best && (best->phi != v.phi ? !best->phi : best->size >= v.size)) continue;
+    if (const HloInstruction* instr = instructions.Of(a, v)) {
+      best = &v;
+      best_instr = instr;
     }
-  return {};
+  }
+  if (!best) return {};
+  *listed = best;
+  return HloPosition{best_instr, best->index};
 }
 
 }  // namespace
@@ -299,6 +300,11 @@ int64_t MemoryUsage::device_peak_bytes() const {
 MemoryUsage AnalyzeMemory(const HloModule& module, const BufferAssignment& ba, const ModuleCheck& check,
                           const MemoryOptions& options) {
   MemoryUsage usage;
+  // The check's resolution where it shares one (it resolved every value to
+  // test the dump is this module's).
+  std::optional<BufferValueInstructions> own;
+  if (!options.instructions) own.emplace(ba, module);
+  const BufferValueInstructions& instructions = options.instructions ? *options.instructions : *own;
   SpaceFor(usage.spaces, 0);
   std::vector<AllocationUsage> allocations;
   const BufferAllocation* device_heap = nullptr;
@@ -349,7 +355,7 @@ MemoryUsage AnalyzeMemory(const HloModule& module, const BufferAssignment& ba, c
   allocations.resize(shown);
   // Lines only for the allocations shown.
   for (AllocationUsage& u : allocations) {
-    if (!u.parameter_number) u.value = MadeBy(module, *u.allocation, &u.listed);
+    if (!u.parameter_number) u.value = MadeBy(instructions, *u.allocation, &u.listed);
     if (!u.value.instruction) continue;
     const CopyFinding* copy = nullptr;
     if (u.role == AllocationRole::kOutput && u.listed)
@@ -359,7 +365,7 @@ MemoryUsage AnalyzeMemory(const HloModule& module, const BufferAssignment& ba, c
         copy && copy->source ? copy->source : ResolveSource(module, *u.value.instruction, options.source);
   }
   usage.allocations = std::move(allocations);
-  if (device_heap) usage.temp_peak = FindTempPeak(module, *device_heap, check, options);
+  if (device_heap) usage.temp_peak = FindTempPeak(module, *device_heap, instructions, check, options);
   return usage;
 }
 

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 
+#include "hloscope/analysis/buffer_value_instructions.h"
 #include "hloscope/ir/module.h"
 #include "hloscope/parser/buffer_assignment.h"
 
@@ -18,6 +19,10 @@ namespace hloscope {
 // Why `ba` is not `module`'s buffer assignment ("it lists fusion.7, which
 // this module does not have"), or nullopt when it can be. Names in the
 // reason are as in the input; callers escape them for display.
+// `instructions` is `ba`'s values resolved in `module` (the check's, shared
+// with the memory analysis); the two-argument form resolves them itself.
+std::optional<std::string> ForeignBufferAssignment(const BufferAssignment& ba, const HloModule& module,
+                                                   const BufferValueInstructions& instructions);
 std::optional<std::string> ForeignBufferAssignment(const BufferAssignment& ba, const HloModule& module);
 
 }  // namespace hloscope

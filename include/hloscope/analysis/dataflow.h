@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "hloscope/analysis/operand_numbers.h"
 #include "hloscope/ir/module.h"
 
 namespace hloscope {
@@ -40,12 +41,14 @@ HloPosition LoopInitOf(const HloPosition& position);
 // The instructions that read the value defined at `position`, following it
 // through forwarding instructions (tuple, get-tuple-element, bitcast, call,
 // while init -> body parameter). Each use is (user, operand number).
+// `numbers`, when given, finds the operand numbers in wide users without
+// scanning them: for callers that walk every value of a module.
 struct HloUse {
   const HloInstruction* user = nullptr;
   int64_t operand_number = 0;
   ShapeIndex operand_index;  // where the value sits inside that operand
 };
-std::vector<HloUse> UsesOf(const HloPosition& position);
+std::vector<HloUse> UsesOf(const HloPosition& position, OperandNumbers* numbers = nullptr);
 
 // True when the value at `position` reaches the entry root (is live out),
 // following forwarding instructions; fills the entry output indices.

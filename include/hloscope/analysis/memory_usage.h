@@ -29,6 +29,7 @@
 #include <optional>
 #include <vector>
 
+#include "hloscope/analysis/buffer_value_instructions.h"
 #include "hloscope/analysis/dataflow.h"
 #include "hloscope/analysis/source_map.h"
 #include "hloscope/parser/buffer_assignment.h"
@@ -155,6 +156,9 @@ inline constexpr int64_t kTimelineBuckets = 240;
 
 struct MemoryOptions {
   SourceOptions source;
+  // `ba`'s values resolved in the module, when the caller has them (the
+  // check does); resolved anew when null.
+  const BufferValueInstructions* instructions = nullptr;
 };
 
 // The memory of `module` by its buffer assignment `ba` (which must be the
