@@ -267,8 +267,8 @@ def _note_dropped_donations(report: Report) -> None:
     for module in report.modules:
         for p in module.parameters:
             if p.donation_dropped:
-                report.notes.append(f"{module.name}: argument {p.number} ({p.name}) was donated but XLA did not "
-                                    f"keep the donation: {p.donation_dropped}")
+                report.notes.append(f"{module.name}: {p.argument or p.name} (argument {p.number}) was donated but "
+                                    f"XLA did not keep the donation: {p.donation_dropped}")
 
 
 def _report_of_dump(tmp: str, compiled: Any, extra_notes=(), donation_requested=None) -> Report:

@@ -391,6 +391,12 @@ class Parameter:
     donation: Optional[str] = None  # input-output-alias, buffer-donor
     copied: bool = False
     copies: list = field(default_factory=list)  # list[Position]
+    # JAX's path of the argument ("state['buf']"); None when the module does not say.
+    argument: Optional[str] = None
+    # The entry outputs XLA aliases with it (index lists): where a kept donation's memory goes.
+    aliased_outputs: list = field(default_factory=list)
+    # Bytes per call its copies move only because it is not donated: what donating it saves.
+    donation_saves: Optional[int] = None
     # Sharded modules: the sharding XLA printed ({"text", "shards_per_dim", "global_dims",
     # "replicated"}) and the global array's bytes (`bytes` is per device).
     sharding: Optional[dict] = None

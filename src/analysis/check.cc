@@ -186,6 +186,20 @@ ModuleCheck CheckModule(const HloModule& module, const ExecutionCounts& counts, 
     }
   }
   result.Reindex();
+  // What donating each argument saves: the copies made only because it is
+  // not donated (an unknown total leaves the saving unknown).
+  for (ParameterFinding& p : result.parameters) {
+    if (p.donated()) continue;
+    std::optional<int64_t> saves;
+    bool unknown = false;
+    for (const HloPosition& pos : p.copies) {
+      const CopyFinding* c = result.FindCopy(pos);
+      if (!c || c->cause.cause != CopyCause::kNonDonatedParameter) continue;
+      if (!c->total_bytes) unknown = true;
+      saves = SatAdd(saves.value_or(0), c->total_bytes.value_or(0));
+    }
+    if (!unknown) p.donation_saves = saves;
+  }
   if (options.thunk_metadata)
     CheckThunks(module, *options.thunk_metadata, options.thunk_metadata_path, &result);
   if (options.buffer_assignment) {

@@ -44,6 +44,8 @@ std::vector<ParameterFinding> FindParameters(const CheckContext& ctx) {
     pf.bytes = p->shape().IsTuple() ? TotalByteSizeOf(p->shape()) : ByteSizeOf(p->shape());
     pf.donation = ParameterDonation(module, pf.number);
     DecodeSharding(*p, &pf);
+    for (const InputOutputAlias& a : module.input_output_aliases())
+      if (a.parameter_number == pf.number) pf.aliased_outputs.push_back(a.output_index);
     for (const CopySite& s : ctx.sites()) {
       std::optional<HloPosition> origin = ctx.ParameterOrigin({s.source, s.source_index});
       if (origin && origin->instruction->parameter_number() == pf.number) pf.copies.push_back(s.copy);

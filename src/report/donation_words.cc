@@ -66,15 +66,30 @@ std::string DroppedDonationsLine(const ModuleCheck& m) {
   int64_t bytes = 0;
   for (const ParameterFinding& p : m.parameters) {
     if (!p.request || !p.request->dropped) continue;
-    args.push_back(std::to_string(p.number));
+    // JAX's name first: the user donated `x`, not HLO parameter 2.
+    args.push_back(fmt::format("{} (argument {})", ArgumentName(p.parameter), p.number));
     bytes = SatAdd(bytes, p.bytes.value_or(0));
   }
   if (args.empty()) return "";
   bool one = args.size() == 1;
+  return fmt::format("{}, {}{}, {} donated, but XLA could not reuse {}: {} still needs its own buffer",
+                     fmt::join(args, ", "), HumanBytes(bytes), m.spmd.devices() > 1 ? " per device" : "",
+                     one ? "was" : "were", one ? "it" : "them", one ? "it" : "each");
+}
+
+std::string AliasedOutputsText(const ParameterFinding& p) {
+  if (p.aliased_outputs.empty()) return "";
+  std::vector<std::string> outputs;
+  for (const ShapeIndex& o : p.aliased_outputs)
+    outputs.push_back(o.empty() ? "the output" : "output " + ShapeIndexToString(o));
+  return fmt::format("its memory is reused for {}", fmt::join(outputs, ", "));
+}
+
+std::string DonationSavesText(const ModuleCheck& m, const ParameterFinding& p) {
+  if (!p.donation_saves || *p.donation_saves <= 0) return "";
   return fmt::format(
-      "argument{} {} ({}{}) {} donated, but XLA could not reuse {}: {} still needs its own buffer",
-      one ? "" : "s", fmt::join(args, ", "), HumanBytes(bytes), m.spmd.devices() > 1 ? " per device" : "",
-      one ? "was" : "were", one ? "it" : "them", one ? "it" : "each");
+      "donating it would save {}{} moved per call: XLA copies it only because it is not donated",
+      HumanBytes(*p.donation_saves), m.spmd.devices() > 1 ? " per device" : "");
 }
 
 std::string DonationRequestSourceText(const ModuleCheck& m) {

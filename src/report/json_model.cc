@@ -383,6 +383,9 @@ Json ParameterJson(const ModuleCheck& m, const ParameterFinding& p) {
   Json j;
   j["number"] = p.number;
   j["name"] = Str(p.parameter->name());
+  // JAX's path of the argument ("state['buf']"), from its op_name.
+  const OpMetadata* md = p.parameter->metadata();
+  j["argument"] = md && !md->op_name.empty() ? Json(ArgumentName(p.parameter)) : Json(nullptr);
   j["shape"] = p.parameter->shape().ToString();
   j["bytes"] = Opt(p.bytes);
   j["donated"] = p.donated();
@@ -391,6 +394,10 @@ Json ParameterJson(const ModuleCheck& m, const ParameterFinding& p) {
   Json copies = Json::array();
   for (const HloPosition& c : p.copies) copies.push_back(PositionJson(c));
   j["copies"] = std::move(copies);
+  Json aliased = Json::array();
+  for (const ShapeIndex& o : p.aliased_outputs) aliased.push_back(IndexJson(o));
+  j["aliased_outputs"] = std::move(aliased);
+  j["donation_saves"] = Opt(p.donation_saves);
   if (p.sharding) {
     j["sharding"] = {{"text", p.sharding->text},
                      {"shards_per_dim", p.sharding->shards_per_dim},

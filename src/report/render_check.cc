@@ -209,9 +209,13 @@ void ParametersSection(const ModuleCheck& m, std::ostream& out) {
     std::vector<std::string> names;
     for (const HloPosition& c : p.copies) names.push_back(std::string(c.instruction->name()));
     std::string copied = p.copied() ? fmt::format("copied ({})", fmt::join(names, ", ")) : "not copied";
-    out << fmt::format("  {:<3} {:<14} {:<20} {:>9}  {:<12} {}\n", p.number, p.parameter->name(),
+    out << fmt::format("  {:<3} {:<14} {:<20} {:>9}  {:<12} {}\n", p.number, ArgumentName(p.parameter),
                        p.parameter->shape().ToString(), HumanBytes(p.bytes), DonationColumn(p), copied);
     if (p.sharding && m.spmd.devices() > 1) out << fmt::format("  {:<18} {}\n", "", ParameterShardingText(p));
+    if (std::string aliased = AliasedOutputsText(p); !aliased.empty())
+      out << fmt::format("  {:<18} {}\n", "", aliased);
+    if (std::string saves = DonationSavesText(m, p); !saves.empty())
+      out << fmt::format("  {:<18} {}\n", "", saves);
     if (std::string why = DroppedDonationReason(m, p); !why.empty())
       out << fmt::format("  {:<18} donation asked for ({}) but not kept by XLA: {}. Fix: {}.\n", "",
                          DonationRequestSourceText(m), why, DroppedDonationFix(p));

@@ -262,14 +262,18 @@ void ParametersSection(const ModuleContext& m, std::ostream& out) {
     out << fmt::format(
         "<tr id=\"{}\"><td class=\"num\" data-v=\"{}\">{}</td><td>{}</td><td>{}</td>{}<td>{}</td>"
         "<td>{}</td></tr>\n",
-        Anchor(m.index, AnchorKind::kParameter, pi), p.number, p.number, HtmlShown(p.parameter->name()),
+        Anchor(m.index, AnchorKind::kParameter, pi), p.number, p.number,
+        fmt::format("<span title=\"{}\">{}</span>", HtmlShown(p.parameter->name()),
+                    HtmlShown(ArgumentName(p.parameter))),
         HtmlShown(p.parameter->shape().ToString()), NumCell(p.bytes, HumanBytes(p.bytes)),
         p.request && p.request->dropped
             ? fmt::format("<span class=\"bad\" title=\"{}\">dropped</span>",
                           HtmlShown(DroppedDonationReason(m.check, p) + ". Fix: " + DroppedDonationFix(p)))
-        : p.donated() ? "<span class=\"ok\">donated</span>"
-                      : "not donated",
-        p.copied() ? "<span class=\"bad\">copied</span> " + fmt::format("{}", fmt::join(copies, ", "))
+        : p.donated()
+            ? fmt::format("<span class=\"ok\" title=\"{}\">donated</span>", HtmlShown(AliasedOutputsText(p)))
+            : "not donated",
+        p.copied() ? "<span class=\"bad\">copied</span> " + fmt::format("{}", fmt::join(copies, ", ")) +
+                         (p.donation_saves ? " — " + HtmlShown(DonationSavesText(m.check, p)) : "")
                    : "not copied");
   }
   out << "</tbody></table></section>\n";

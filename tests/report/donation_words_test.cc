@@ -39,8 +39,9 @@ TEST(DonationWordsTest, AnUnusedBufferDonorIsADroppedDonationWithItsReason) {
       DroppedDonationReason(c, p),
       "no output has its per-device shape and dtype f32[128,256] (outputs: f32[1024,256]); XLA reuses a "
       "donated buffer only for such an output");
-  EXPECT_EQ(DroppedDonationsLine(c),
-            "argument 0 (128.0 KiB) was donated, but XLA could not reuse it: it still needs its own buffer");
+  EXPECT_EQ(
+      DroppedDonationsLine(c),
+      "x (argument 0), 128.0 KiB, was donated, but XLA could not reuse it: it still needs its own buffer");
   EXPECT_EQ(DonationRequestSourceText(c), "the module's buffer_donor");
 }
 
@@ -55,6 +56,35 @@ ENTRY %main (x: f32[8]) -> f32[8] {
   EXPECT_FALSE(c.parameters[0].request);  // nothing says what was asked for
   EXPECT_EQ(DonationColumn(c.parameters[0]), "donated");
   EXPECT_EQ(DroppedDonationsLine(c), "");
+  EXPECT_EQ(AliasedOutputsText(c.parameters[0]), "its memory is reused for the output");
+  EXPECT_EQ(DonationSavesText(c, c.parameters[0]), "");
+}
+
+// Which outputs a kept donation's memory goes to; what an undonated
+// argument's copy would save, and nothing for a copy with another cause.
+TEST(DonationWordsTest, AnArgumentSaysWhereItsMemoryGoesAndWhatDonatingItSaves) {
+  auto m = ParseOne(R"(HloModule m, input_output_alias={ {1}: (1, {}, may-alias) }
+ENTRY %main (p: f32[1024], q: f32[8], i: s32[]) -> (f32[1024], f32[8]) {
+  %p = f32[1024]{0} parameter(0), metadata={op_name="state[\'buf\']"}
+  %q = f32[8]{0} parameter(1), metadata={op_name="state[\'n\']"}
+  %i = s32[] parameter(2)
+  %cp = f32[1024]{0} copy(%p)
+  %c = f32[1]{0} constant({1})
+  %dus = f32[1024]{0} dynamic-update-slice(%cp, %c, %i)
+  %n = f32[8]{0} negate(%q)
+  ROOT %t = (f32[1024]{0}, f32[8]{0}) tuple(%dus, %n)
+}
+)");
+  ModuleCheck c = Check(*m);
+  ASSERT_EQ(c.parameters.size(), 3u);
+  const ParameterFinding& p = c.parameters[0];
+  EXPECT_EQ(p.donation_saves, 4096);
+  EXPECT_EQ(DonationSavesText(c, p),
+            "donating it would save 4.0 KiB moved per call: XLA copies it only because it is not donated");
+  EXPECT_EQ(AliasedOutputsText(p), "");
+  EXPECT_EQ(AliasedOutputsText(c.parameters[1]), "its memory is reused for output {1}");
+  EXPECT_EQ(c.parameters[1].donation_saves, std::nullopt);  // donated: nothing to save
+  EXPECT_EQ(c.parameters[2].donation_saves, std::nullopt);  // never copied
 }
 
 // The copy of an undonated argument whose JAX path is `op_name`.

@@ -520,6 +520,13 @@ struct ParameterFinding {
   std::optional<ParameterSharding> sharding;
   std::optional<int64_t> global_bytes;     // bytes of the global array, when sharded
   std::optional<DonationRequest> request;  // set when the request is known
+  // The entry outputs XLA aliased with it (input_output_alias), in order:
+  // where a kept donation's memory goes.
+  std::vector<ShapeIndex> aliased_outputs;
+  // Bytes per call its copies move only because it is not donated (their
+  // cause is non-donated-parameter): what donating it saves. nullopt when no
+  // such copy, or when a loop's unknown trip count leaves the total unknown.
+  std::optional<int64_t> donation_saves;
 
   bool donated() const { return donation != DonationKind::kNotDonated; }
   bool copied() const { return !copies.empty(); }

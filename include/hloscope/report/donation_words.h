@@ -17,9 +17,15 @@ std::string DonationColumn(const ParameterFinding& parameter);
 std::string DroppedDonationReason(const ModuleCheck& module, const ParameterFinding& parameter);
 // The fix for that reason; "" when nothing was dropped.
 std::string DroppedDonationFix(const ParameterFinding& parameter);
-// The headline's "argument 0 (128.0 KiB) was donated but XLA could not
-// reuse it"; "" when no donation was dropped.
+// The headline's "x (argument 0), 128.0 KiB, was donated, but XLA could
+// not reuse it"; "" when no donation was dropped.
 std::string DroppedDonationsLine(const ModuleCheck& module);
+// A kept donation: "its memory is reused for output {1}"; "" when the
+// argument is aliased with no output.
+std::string AliasedOutputsText(const ParameterFinding& parameter);
+// An argument copied only because it is not donated: "donating it would
+// save 1.0 MiB moved per call: …"; "" otherwise.
+std::string DonationSavesText(const ModuleCheck& module, const ParameterFinding& parameter);
 // Where the request was read: "JAX's donate_argnums", "the module before
 // optimization (PATH)".
 std::string DonationRequestSourceText(const ModuleCheck& module);
