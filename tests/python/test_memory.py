@@ -5,7 +5,8 @@ over the buffer assignment's allocations (CompiledMemoryStats::PopulateBufferSta
 Checked two ways: on every committed fixture that recorded memory_analysis() when it was
 compiled (CPU, GPU H100 and TPU v4/v5e targets, sharded and not), and on programs compiled here
 (train steps with and without donation, remat, scan with stacked outputs, a KV cache, a replay
-buffer, a concatenate temporary, a donation XLA cannot honour). On TPU, libtpu reports a temp
+buffer, a concatenate temporary, a donation XLA cannot honour, and library code: a stax MLP trained by
+jax.example_libraries.optimizers' Adam, its state donated or not). On TPU, libtpu reports a temp
 size of its own (0 for most compile-only programs although the dump lists temporaries):
 hloscope reports the dump's, and the test holds it to the dump (docs/memory.md).
 """
@@ -180,6 +181,25 @@ def dropped_donation(x, idx):
     return jnp.take(x, idx, axis=0).sum(axis=0)  # no output has x's shape: the donation cannot be used
 
 
+# Library code from JAX's public API, not written for these rules: a stax MLP trained by
+# example_libraries.optimizers' Adam (its state a pytree of (x, m, v) per leaf).
+from jax.example_libraries import optimizers, stax  # noqa: E402
+
+_stax_init, _stax_apply = stax.serial(stax.Dense(512), stax.Relu, stax.Dense(16))
+_adam_init, _adam_update, _adam_params = optimizers.adam(1e-3)
+
+
+def stax_adam_step(i, opt_state, x, y):
+    params = _adam_params(opt_state)
+    g = jax.grad(lambda p: jnp.mean((_stax_apply(p, x) - y) ** 2))(params)
+    return _adam_update(i, g, opt_state)
+
+
+def _adam_state(batch=64):
+    _, params = _stax_init(jax.random.PRNGKey(0), (batch, 256))
+    return _adam_init(params)
+
+
 def _params(n=256):
     k = jax.random.split(jax.random.PRNGKey(0), 2)
     return {"w1": jax.random.normal(k[0], (n, 512)) * 0.01, "b1": jnp.zeros(512),
@@ -195,6 +215,9 @@ PROGRAMS = {
     "replay_add": (replay_add, (0,), lambda: (jnp.zeros((4096, 32)), jnp.ones((64, 32)), jnp.int32(7))),
     "concat_temp": (concat_temp, (), lambda: (jnp.ones((512, 256)), jnp.ones((768, 64)))),
     "dropped_donation": (dropped_donation, (0,), lambda: (jnp.ones((1024, 64)), jnp.arange(8))),
+    "stax_adam_step": (stax_adam_step, (), lambda: (0, _adam_state(), jnp.ones((64, 256)), jnp.ones((64, 16)))),
+    "stax_adam_step_donated": (stax_adam_step, (1,),
+                               lambda: (0, _adam_state(), jnp.ones((64, 256)), jnp.ones((64, 16)))),
 }
 
 
@@ -233,6 +256,25 @@ def test_donation_kept_is_reused_and_counted_once():
     assert len(leaves) == 3  # w1, b1, w2
     assert donated.memory["spaces"][0]["alias_bytes"] == sum(a["bytes"] for a in leaves)
     assert kept.memory["spaces"][0]["alias_bytes"] == 0
+
+
+def test_a_library_optimizers_donated_state_is_reused_leaf_by_leaf():
+    truth, donated = _compiled_and_report("stax_adam_step_donated")
+    _, kept = _compiled_and_report("stax_adam_step")
+    params = donated.modules[0].parameters
+    # Adam's state: (x, m, v) for each of 4 leaves (2 Dense layers' W and b), each donated and
+    # written over by its output, named by JAX's path; what XLA counts as aliased, to the byte.
+    state = [p for p in params if p.argument and p.argument.startswith("opt_state")]
+    assert len(state) == 12, [p.argument for p in params]
+    assert all(p.donated and p.aliased_outputs for p in state)
+    assert sum(p.bytes for p in state) == truth.alias_size_in_bytes
+    assert {a["argument"]["memory"] for a in _arguments(donated.memory).values()
+            if a["argument"]["number"] in {p.number for p in state}} == {"donated-reused"}
+    # Not donated: each state leaf is an argument the caller keeps alive beside the new state.
+    numbers = {p.number for p in state}
+    assert {a["argument"]["memory"] for a in _arguments(kept.memory).values()
+            if a["argument"]["number"] in numbers} == {"kept"}
+    assert not any(p.donated or p.aliased_outputs for p in kept.modules[0].parameters)
 
 
 def test_a_donation_xla_cannot_honour_is_named_with_its_reason():
