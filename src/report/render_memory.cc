@@ -92,12 +92,11 @@ std::string ArgumentWords(const ModuleCheck& check, const AllocationUsage& a) {
       return "donated as a buffer donor: reused for temporaries at most";
     case ArgumentMemory::kKept:
       return "not donated: the caller's array stays alive beside the outputs";
-    case ArgumentMemory::kKeptAndCopied: {
-      // What its copies move per call where known (a copy in a loop moves it each trip).
-      const ParameterFinding* p = check.FindParameter(*a.parameter_number);
+    case ArgumentMemory::kKeptAndCopied:
+      // Memory, not traffic: the copy's own allocation (PARAMETERS gives
+      // the bytes its copies move per call, which a loop multiplies).
       return fmt::format("not donated, and updated on a copy: donating it would save {} per call",
-                         HumanBytes(p && p->donation_saves ? *p->donation_saves : a.bytes));
-    }
+                         HumanBytes(a.bytes));
   }
   return "";
 }
