@@ -1,5 +1,7 @@
 // Parameters: each entry argument's size, its donation, and the copies
 // made of it (through loop state and chains of copies).
+#include <unordered_map>
+
 #include "check_context.h"
 #include "hloscope/ir/hlo_sharding.h"
 #include "hloscope/support/saturating.h"
@@ -36,20 +38,31 @@ void DecodeSharding(const HloInstruction& p, ParameterFinding* pf) {
 std::vector<ParameterFinding> FindParameters(const CheckContext& ctx) {
   std::vector<ParameterFinding> out;
   const HloModule& module = ctx.module();
+  // One pass over the aliases, donors and copy sites, not one per
+  // parameter: a train step has thousands of each, and a scan per
+  // parameter made this quadratic in the model's depth.
+  std::unordered_map<int64_t, DonationKind> donation;  // an alias before a donor, as ParameterDonation
+  std::unordered_map<int64_t, std::vector<ShapeIndex>> aliased;
+  for (const InputOutputAlias& a : module.input_output_aliases()) {
+    donation.try_emplace(a.parameter_number, DonationKind::kInputOutputAlias);
+    aliased[a.parameter_number].push_back(a.output_index);
+  }
+  for (const BufferDonor& d : module.buffer_donors())
+    donation.try_emplace(d.parameter_number, DonationKind::kBufferDonor);
+  std::unordered_map<int64_t, std::vector<HloPosition>> copies;  // in site order
+  for (const CopySite& s : ctx.sites())
+    if (std::optional<HloPosition> origin = ctx.ParameterOrigin({s.source, s.source_index}))
+      copies[origin->instruction->parameter_number()].push_back(s.copy);
   for (const HloInstruction* p : module.entry_computation()->parameters()) {
     if (!p) continue;
     ParameterFinding pf;
     pf.parameter = p;
     pf.number = p->parameter_number();
     pf.bytes = p->shape().IsTuple() ? TotalByteSizeOf(p->shape()) : ByteSizeOf(p->shape());
-    pf.donation = ParameterDonation(module, pf.number);
+    if (auto it = donation.find(pf.number); it != donation.end()) pf.donation = it->second;
     DecodeSharding(*p, &pf);
-    for (const InputOutputAlias& a : module.input_output_aliases())
-      if (a.parameter_number == pf.number) pf.aliased_outputs.push_back(a.output_index);
-    for (const CopySite& s : ctx.sites()) {
-      std::optional<HloPosition> origin = ctx.ParameterOrigin({s.source, s.source_index});
-      if (origin && origin->instruction->parameter_number() == pf.number) pf.copies.push_back(s.copy);
-    }
+    if (auto it = aliased.find(pf.number); it != aliased.end()) pf.aliased_outputs = it->second;
+    if (auto it = copies.find(pf.number); it != copies.end()) pf.copies = it->second;
     out.push_back(std::move(pf));
   }
   return out;
