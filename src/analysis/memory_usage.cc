@@ -177,21 +177,9 @@ std::optional<TempPeak> FindTempPeak(const HloModule& module, const BufferAlloca
   // Sweep the schedule: a chunk (offset, size) counts once however many
   // values of one buffer hold it at that time (a loop's carry and the
   // values it flows through share their chunk).
-  struct Event {
-    int64_t time;
-    int delta;
-    const TimedValue* value;
-  };
-  std::vector<Event> events;
-  events.reserve(values.size() * 2);
-  for (const TimedValue& t : values) {
-    events.push_back({t.start, +1, &t});
-    events.push_back({t.end + 1, -1, &t});
-  }
-  std::sort(events.begin(), events.end(), [](const Event& a, const Event& b) {
-    return a.time != b.time ? a.time < b.time : a.delta < b.delta;
-  });
-  // Live values per chunk (offset, size), hashed: one lookup per event.
+  // Each value's chunk numbered once, in the dump's order; the sweep then
+  // reads only its events (in time order, a value's own fields would be a
+  // cache miss per event on a deep step's heap).
   struct ChunkHash {
     size_t operator()(const std::pair<int64_t, int64_t>& c) const {
       // Unsigned: a hostile dump's offsets must not overflow a signed product.
@@ -199,8 +187,28 @@ std::optional<TempPeak> FindTempPeak(const HloModule& module, const BufferAlloca
                                    static_cast<uint64_t>(c.second));
     }
   };
-  std::unordered_map<std::pair<int64_t, int64_t>, int, ChunkHash> chunks;
-  chunks.reserve(values.size());
+  std::unordered_map<std::pair<int64_t, int64_t>, int32_t, ChunkHash> chunk_ids;
+  chunk_ids.reserve(values.size());
+  struct Event {
+    int64_t time;
+    int64_t size;
+    int32_t chunk;
+    int32_t delta;
+  };
+  std::vector<Event> events;
+  events.reserve(values.size() * 2);
+  for (const TimedValue& t : values) {
+    const BufferValue& v = *t.value;
+    int32_t chunk =
+        chunk_ids.try_emplace({v.offset, v.size}, static_cast<int32_t>(chunk_ids.size())).first->second;
+    events.push_back({t.start, v.size, chunk, +1});
+    events.push_back({t.end + 1, v.size, chunk, -1});
+  }
+  std::sort(events.begin(), events.end(), [](const Event& a, const Event& b) {
+    return a.time != b.time ? a.time < b.time : a.delta < b.delta;
+  });
+  // Live values per chunk: a chunk's bytes count while any is live.
+  std::vector<int32_t> live_in_chunk(chunk_ids.size(), 0);
   int64_t bytes = 0, best = -1, best_time = 0;
   const int64_t length = static_cast<int64_t>(schedule.sequence().size());
   const int64_t buckets = std::min<int64_t>(kTimelineBuckets, std::max<int64_t>(length, 1));
@@ -211,10 +219,10 @@ std::optional<TempPeak> FindTempPeak(const HloModule& module, const BufferAlloca
   for (size_t i = 0; i < events.size();) {
     int64_t time = events[i].time;
     for (; i < events.size() && events[i].time == time; ++i) {
-      const BufferValue& v = *events[i].value->value;
-      int& count = chunks[{v.offset, v.size}];
-      if (events[i].delta > 0 && count++ == 0) bytes = SatAdd(bytes, v.size);
-      if (events[i].delta < 0 && --count == 0) bytes -= v.size;
+      const Event& e = events[i];
+      int32_t& count = live_in_chunk[static_cast<size_t>(e.chunk)];
+      if (e.delta > 0 && count++ == 0) bytes = SatAdd(bytes, e.size);
+      if (e.delta < 0 && --count == 0) bytes -= e.size;
     }
     if (bytes > best) {
       best = bytes;
