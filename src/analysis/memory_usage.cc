@@ -33,29 +33,6 @@ MemorySpaceUsage& SpaceFor(std::vector<MemorySpaceUsage>& spaces, int64_t color)
   return spaces.back();
 }
 
-// The module's donations by parameter number: one pass over its aliases
-// and donors, not one per argument (a train step donates thousands).
-class DonationTable {
- public:
-  explicit DonationTable(const HloModule& module) {
-    for (const InputOutputAlias& a : module.input_output_aliases())
-      by_number_[a.parameter_number].push_back({a.parameter_index, DonationKind::kInputOutputAlias});
-    for (const BufferDonor& d : module.buffer_donors())
-      by_number_[d.parameter_number].push_back({d.parameter_index, DonationKind::kBufferDonor});
-  }
-  // As DonationOf (analysis/donation.h): an alias before a donor.
-  DonationKind Of(int64_t number, const ShapeIndex& index) const {
-    auto it = by_number_.find(number);
-    if (it == by_number_.end()) return DonationKind::kNotDonated;
-    for (const auto& [i, kind] : it->second)
-      if (i == index) return kind;
-    return DonationKind::kNotDonated;
-  }
-
- private:
-  std::unordered_map<int64_t, std::vector<std::pair<ShapeIndex, DonationKind>>> by_number_;
-};
-
 ArgumentMemory ArgumentMemoryOf(const DonationTable& donations, const BufferAllocation& a,
                                 const ParameterFinding* p) {
   DonationKind kind = donations.Of(*a.parameter_number, a.parameter_index);

@@ -3,6 +3,7 @@
 #include <unordered_map>
 
 #include "check_context.h"
+#include "hloscope/analysis/donation.h"
 #include "hloscope/ir/hlo_sharding.h"
 #include "hloscope/support/saturating.h"
 
@@ -41,14 +42,7 @@ std::vector<ParameterFinding> FindParameters(const CheckContext& ctx) {
   // One pass over the aliases, donors and copy sites, not one per
   // parameter: a train step has thousands of each, and a scan per
   // parameter made this quadratic in the model's depth.
-  std::unordered_map<int64_t, DonationKind> donation;  // an alias before a donor, as ParameterDonation
-  std::unordered_map<int64_t, std::vector<ShapeIndex>> aliased;
-  for (const InputOutputAlias& a : module.input_output_aliases()) {
-    donation.try_emplace(a.parameter_number, DonationKind::kInputOutputAlias);
-    aliased[a.parameter_number].push_back(a.output_index);
-  }
-  for (const BufferDonor& d : module.buffer_donors())
-    donation.try_emplace(d.parameter_number, DonationKind::kBufferDonor);
+  DonationTable donations(module);
   std::unordered_map<int64_t, std::vector<HloPosition>> copies;  // in site order
   for (const CopySite& s : ctx.sites())
     if (std::optional<HloPosition> origin = ctx.ParameterOrigin({s.source, s.source_index}))
@@ -59,9 +53,9 @@ std::vector<ParameterFinding> FindParameters(const CheckContext& ctx) {
     pf.parameter = p;
     pf.number = p->parameter_number();
     pf.bytes = p->shape().IsTuple() ? TotalByteSizeOf(p->shape()) : ByteSizeOf(p->shape());
-    if (auto it = donation.find(pf.number); it != donation.end()) pf.donation = it->second;
+    pf.donation = donations.OfParameter(pf.number);
     DecodeSharding(*p, &pf);
-    if (auto it = aliased.find(pf.number); it != aliased.end()) pf.aliased_outputs = it->second;
+    pf.aliased_outputs = donations.AliasedOutputs(pf.number);
     if (auto it = copies.find(pf.number); it != copies.end()) pf.copies = it->second;
     out.push_back(std::move(pf));
   }

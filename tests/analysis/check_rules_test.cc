@@ -368,6 +368,13 @@ ENTRY %main (p: (f32[4], f32[4])) -> (f32[4]) {
   EXPECT_EQ(DonationOf(*m, 0, {1}), DonationKind::kInputOutputAlias);
   EXPECT_EQ(DonationOf(*m, 0, {0}), DonationKind::kNotDonated);
   EXPECT_EQ(ParameterDonation(*m, 0), DonationKind::kInputOutputAlias);
+  // The table answers as the scans, and says where the memory goes.
+  DonationTable table(*m);
+  EXPECT_EQ(table.Of(0, {1}), DonationKind::kInputOutputAlias);
+  EXPECT_EQ(table.Of(0, {0}), DonationKind::kNotDonated);
+  EXPECT_EQ(table.OfParameter(0), DonationKind::kInputOutputAlias);
+  EXPECT_EQ(table.OfParameter(1), DonationKind::kNotDonated);
+  EXPECT_EQ(table.AliasedOutputs(0), (std::vector<ShapeIndex>{{0}}));
 }
 
 TEST(CheckRulesTest, FindingsAreFoundFromTheIr) {

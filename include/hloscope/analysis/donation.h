@@ -14,6 +14,7 @@
 #define HLOSCOPE_ANALYSIS_DONATION_H_
 
 #include <cstdint>
+#include <unordered_map>
 #include <vector>
 
 #include "hloscope/ir/module.h"
@@ -33,6 +34,27 @@ DonationKind DonationOf(const HloModule& module, int64_t number, const ShapeInde
 // The donation of any leaf of entry parameter `number` (an alias wins over
 // a donor).
 DonationKind ParameterDonation(const HloModule& module, int64_t number);
+
+// The module's donations by parameter number, read in one pass over its
+// aliases and donors: for callers that ask about every argument (a train
+// step donates thousands; a scan of the aliases per argument is quadratic).
+// Answers as DonationOf and ParameterDonation.
+class DonationTable {
+ public:
+  explicit DonationTable(const HloModule& module);
+  DonationKind Of(int64_t number, const ShapeIndex& index) const;
+  DonationKind OfParameter(int64_t number) const;
+  // The entry outputs aliased with parameter `number`, in the module's order.
+  std::vector<ShapeIndex> AliasedOutputs(int64_t number) const;
+
+ private:
+  struct Entry {
+    ShapeIndex parameter_index;
+    DonationKind kind;
+    ShapeIndex output_index;  // aliases only
+  };
+  std::unordered_map<int64_t, std::vector<Entry>> by_number_;  // aliases before donors
+};
 
 // The array leaves of the entry's result, in order: what a donated buffer
 // can be reused for (XLA aliases a donation only with an output of the same
