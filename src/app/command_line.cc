@@ -63,6 +63,13 @@ constexpr CommandEntry kCommands[] = {
     {C::kScopes, "scopes",
      "The jax.named_scope paths in the module, with how many instructions each holds (what --scope selects)",
      kTextJson, "FILE"},
+    {C::kMcp,
+     "mcp",
+     "Serve hloscope to coding agents over the Model Context Protocol (stdio): check, where, explain, "
+     "fusions, scopes, memory, diff and collectives as tools returning the JSON and a short text answer "
+     "(docs/agents.md; needs pip install 'hloscope[mcp]')",
+     {},
+     ""},
     {C::kRules, "rules",
      "The catalog: every copy cause and rule (in the order they are tried, with the hint each gives), and "
      "the "
@@ -121,8 +128,6 @@ std::vector<std::string> GateNames(Command command) {
 
 #define BIND [](CLI::App & cmd, CommandLine & l, const FlagEntry& f, const CommandEntry& c) -> CLI::Option*
 
-constexpr CommandSet kReading = {C::kCheck, C::kReport,   C::kStats,   C::kMemory, C::kPrint, C::kFusions,
-                                 C::kWhere, C::kAnnotate, C::kExplain, C::kScopes, C::kDiff};
 constexpr CommandSet kWithBufferAssignment = {C::kCheck,    C::kMemory,  C::kReport, C::kFusions, C::kWhere,
                                               C::kAnnotate, C::kExplain, C::kDiff,   C::kRun};
 constexpr CommandSet kFiltering = {C::kCheck, C::kReport, C::kDiff, C::kRun};
@@ -141,7 +146,9 @@ return cmd.add_option(std::string(f.names), l.format, fmt::format("{}: {}", Help
 }  // namespace
 }  // namespace hloscope
 , {"--max-input-bytes", "N", "Input",
-   "refuse inputs (the HLO, the buffer assignment, stdin) larger than N bytes (default 2 GiB)", kReading,
+   "refuse inputs (the HLO, the buffer assignment, stdin) larger than N bytes (default 2 GiB)",
+   {C::kCheck, C::kReport, C::kStats, C::kMemory, C::kPrint, C::kFusions, C::kWhere, C::kAnnotate,
+    C::kExplain, C::kScopes, C::kDiff, C::kMcp},
    BIND{return Opt(cmd, f, l.max_input_bytes)->check(CLI::PositiveNumber);
 }
 }
@@ -304,7 +311,13 @@ return cmd.add_option(std::string(f.names), l.format, fmt::format("{}: {}", Help
 }
 , {"--source-root", "DIR", "Output",
    "directory holding your sources (metadata paths are tried under it by suffix)",
-   {C::kCheck, C::kReport, C::kWhere, C::kAnnotate}, BIND{return Opt(cmd, f, l.source_roots);
+   {C::kCheck, C::kReport, C::kWhere, C::kAnnotate, C::kMcp}, BIND{return Opt(cmd, f, l.source_roots);
+}
+}
+, {"--root", "DIR", "Output",
+   "mcp: a folder whose files the tools may read (repeatable; default: the current folder); any other path "
+   "is refused",
+   {C::kMcp}, BIND{return Opt(cmd, f, l.roots);
 }
 }
 , {"-o,--output", "PATH", "Output", "the HTML file to write ('-' for stdout, the default)", {C::kReport},

@@ -34,6 +34,7 @@ enum class Command : uint8_t {
   kAnnotate,
   kExplain,
   kScopes,
+  kMcp,
   kRules,
   kReference,
 };
@@ -79,6 +80,7 @@ struct CommandLine {
   bool kernels = false;     // check --kernels
   bool no_kernels = false;  // diff --no-kernels
   std::vector<std::string> source_roots;
+  std::vector<std::string> roots;  // mcp --root
   std::vector<std::string> sarif_roots;
   std::string output = "-";  // report -o
   int context = 2;

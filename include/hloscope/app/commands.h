@@ -195,6 +195,18 @@ int RunMemoryCommand(Session& session, OutputFormat format, std::ostream& out);
 // `memory DIR`: every optimized module of a dump folder (OpenDumpFolder).
 int RunMemoryFolderCommand(const std::string& folder, const SessionRequest& base, OutputFormat format,
                            std::ostream& out, std::ostream& err);
+// `hloscope mcp`: the Model Context Protocol server for coding agents
+// (docs/agents.md). The server is the Python package's
+// (python/hloscope/mcp_server.py, on the `mcp` SDK), which runs this
+// executable for each tool call: this command finds a Python that has the
+// package and replaces itself with it, so that the agent's stdio is the
+// server's. Returns only when that cannot start (2, with a message).
+struct McpRequest {
+  std::vector<std::string> roots;         // folders the tools may read (--root); empty: the current one
+  std::vector<std::string> source_roots;  // --source-root; empty: the roots
+  uint64_t max_input_bytes = 0;           // --max-input-bytes; 0: the CLI's default
+};
+int RunMcpCommand(const McpRequest& request, std::ostream& err);
 // `hloscope scopes`: every module's named scopes with instruction counts.
 int RunScopesCommand(Session& session, OutputFormat format, std::ostream& out);
 // `hloscope rules`: the catalog of causes and rules, and the gates.
