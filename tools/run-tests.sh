@@ -1,33 +1,64 @@
 #!/usr/bin/env bash
 # README command 2: the whole test suite — C++ (GoogleTest via ctest: unit,
 # corpus, fixtures) and Python (pytest: oracle comparison, the package, the
-# examples). Assumes tools/install-deps.sh has run (tools/quickstart.sh or
-# .ci/run do that).
+# examples). Installs the tests' tools first (tools/install-deps.sh: GoogleTest,
+# Google Benchmark, clang for the fuzzers, Chromium, JAX, pytest, ...), unless
+# .ci/run has just done so. After tools/quickstart.sh the C++ is compiled once:
+# ccache gives this build the package build's objects (tools/ccache-env.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CMAKE_BUILD_PARALLEL_LEVEL=2
+if [[ ${HLOSCOPE_DEPS_INSTALLED:-} != 1 ]]; then bash tools/install-deps.sh; fi
+# shellcheck source=tools/ccache-env.sh
+source tools/ccache-env.sh
+
+phase_start=$SECONDS
+phase() { echo "hloscope: $1 took $((SECONDS - phase_start)) s"; phase_start=$SECONDS; }
 
 cmake --preset dev -DHLOSCOPE_BUILD_TESTS=ON -DHLOSCOPE_BUILD_BENCHMARKS=ON >/dev/null
 cmake --build --preset dev -j2
+phase "the C++ build"
 ctest --preset dev -j2
+phase "ctest"
 
 # The Python package, built from the same C++ (also puts `hloscope` on PATH).
 python3 -m pip install -q --no-build-isolation --disable-pip-version-check .
-# -rs: every skip with its reason (a compile-only package missing, a lock), so a skip is seen.
-HLOSCOPE_BIN="$PWD/build/dev/src/hloscope" python3 -m pytest -q -rs tests/python
-
 # The newest JAX too, where tools/install-deps.sh --newest-jax made its venv
 # (a Python 3.12 is needed; .ci/run asks for it): the package built again
 # for that Python, the Python suite run again with it.
 newest=${HLOSCOPE_NEWEST_JAX_VENV:-build/py312}
 if [[ -x $newest/bin/python ]]; then
-  echo "hloscope: the Python suite again with $("$newest/bin/python" -c \
-    'import sys, jax; print(f"JAX {jax.__version__} on Python {sys.version.split()[0]}")')"
   "$newest/bin/python" -m pip install -q --no-build-isolation --disable-pip-version-check .
-  HLOSCOPE_BIN="$PWD/build/dev/src/hloscope" "$newest/bin/python" -m pytest -q -rs -p no:cacheprovider tests/python
+fi
+phase "the Python packages' build"
+
+# -rs: every skip with its reason (a compile-only package missing, a lock), so a skip is seen.
+# The two suites run side by side, one per core: each is mostly one
+# process compiling with XLA, so together they take about as long as the
+# longer one. The newest JAX's output is printed when both have ended.
+newest_status=0
+if [[ -x $newest/bin/python ]]; then
+  newest_log=build/pytest-newest-jax.log
+  echo "hloscope: the Python suite with JAX 0.10.2, and beside it (log: $newest_log) with $("$newest/bin/python" -c \
+    'import sys, jax; print(f"JAX {jax.__version__} on Python {sys.version.split()[0]}")')"
+  HLOSCOPE_BIN="$PWD/build/dev/src/hloscope" "$newest/bin/python" -m pytest -q -rs -p no:cacheprovider \
+    tests/python >"$newest_log" 2>&1 &
+  newest_pid=$!
 else
-  echo "hloscope: no newest-JAX venv ($newest): the Python suite ran with JAX 0.10.2 only" \
+  echo "hloscope: no newest-JAX venv ($newest): the Python suite runs with JAX 0.10.2 only" \
     "(bash tools/install-deps.sh --newest-jax adds it where a Python 3.12 is)"
+fi
+status=0
+HLOSCOPE_BIN="$PWD/build/dev/src/hloscope" python3 -m pytest -q -rs tests/python || status=$?
+if [[ -n ${newest_pid:-} ]]; then
+  wait "$newest_pid" || newest_status=$?
+  echo "hloscope: the Python suite with the newest JAX:"
+  cat "$newest_log"
+fi
+phase "the Python suites"
+if [[ $status != 0 || $newest_status != 0 ]]; then
+  echo "hloscope: Python suite failed (JAX 0.10.2: exit $status; newest JAX: exit $newest_status)" >&2
+  exit 1
 fi
 
 # CI: a short run of each fuzzer (libFuzzer + ASan + UBSan, clang-14 from
@@ -49,4 +80,5 @@ if [[ -n $fuzz_seconds && $fuzz_seconds != 0 ]]; then
       exit 1
     fi
   done
+  phase "the fuzzers (build and run)"
 fi

@@ -37,14 +37,16 @@ bool Executable(const fs::path& p) {
   return fs::is_regular_file(p, ec) && access(p.c_str(), X_OK) == 0;
 }
 
-// $HLOSCOPE_PYTHON; else the python3 beside this executable (a wheel puts
-// the CLI in its environment's bin/, beside that environment's Python, even
-// when a symbolic link on PATH is what was run); else python3 on PATH.
+// $HLOSCOPE_PYTHON; else the Python of the environment this executable
+// was installed into: beside it (pip puts the CLI in the environment's
+// bin/), or in bin/ above it (a wheel repaired by auditwheel keeps the real
+// executable in site-packages/hloscope.scripts/); else python3 on PATH.
 std::string FindPython(const fs::path& self) {
   if (const char* env = std::getenv("HLOSCOPE_PYTHON"); env && *env) return env;
-  if (!self.empty())
-    for (const char* name : {"python3", "python"})
-      if (fs::path beside = self.parent_path() / name; Executable(beside)) return beside.string();
+  fs::path dir = self.parent_path();
+  for (int up = 0; up < 5 && !dir.empty() && dir != dir.root_path(); ++up, dir = dir.parent_path())
+    for (const fs::path& candidate : {dir / "python3", dir / "bin" / "python3"})
+      if (Executable(candidate)) return candidate.string();
   return "python3";
 }
 

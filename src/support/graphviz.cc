@@ -57,10 +57,17 @@ SvgResult RenderDotToSvg(std::string_view dot) {
   if (g == nullptr) {
     result.error = "Graphviz could not read the graph";
   } else if (gvLayout(gvc, g, "dot") != 0) {
-    result.error = "Graphviz could not lay out the graph (is the dot layout plugin installed?)";
+    // A wheel carries Graphviz's libraries but not its plugins, which
+    // Graphviz loads at run time from its own folder (or $GVBINDIR).
+    result.error =
+        "Graphviz's dot layout plugin was not found: install Graphviz (apt-get install graphviz, dnf install "
+        "graphviz, brew install graphviz) for the loop picture";
   } else {
     if (RenderData(&gvRenderData, gvc, g, &svg) != 0 || svg.empty())
-      result.error = "Graphviz could not render SVG (is the core plugin installed?)";
+      result.error =
+          "Graphviz's SVG plugin (core) was not found: install Graphviz (apt-get install graphviz) for the "
+          "loop "
+          "picture";
     gvFreeLayout(gvc, g);
   }
   if (g != nullptr) agclose(g);

@@ -6,6 +6,7 @@ from __future__ import annotations
 import glob
 import json
 import os
+import re
 import subprocess
 from importlib import resources
 
@@ -91,3 +92,29 @@ def test_python_to_sarif_is_the_clis(hloscope_bin):
     import hloscope
     report = hloscope.analyze(CASES["ring_slow"])
     assert json.loads(report.to_sarif())["runs"][0]["results"] == sarif(hloscope_bin, CASES["ring_slow"])["runs"][0]["results"]
+
+
+def test_what_an_editor_and_code_scanning_read(hloscope_bin, tmp_path):
+    """docs/report.md's editor steps: SRCROOT is the root as a file URI ending in '/', each path
+    resolves under it to the user's file, a read-after-update copy carries the reads that force it
+    as related locations, and the fingerprints stay when the module is recompiled (names renumbered)."""
+    root = os.path.join(ROOT, "examples")
+    doc = sarif(hloscope_bin, CASES["example"], "--sarif-root", root)
+    run = doc["runs"][0]
+    base = run["originalUriBaseIds"]["SRCROOT"]["uri"]
+    assert base == "file://" + root + "/"
+    result = next(r for r in run["results"] if r["ruleId"] == "copy/read-after-update")
+    physical = result["locations"][0]["physicalLocation"]
+    assert os.path.isfile(os.path.join(root, physical["artifactLocation"]["uri"]))
+    assert physical["region"]["startLine"] == 32
+    related = result["relatedLocations"]
+    assert related and all(r["physicalLocation"]["artifactLocation"]["uriBaseId"] == "SRCROOT" for r in related)
+    # Renumbering every instruction (what a recompilation does) keeps each fingerprint.
+    with open(CASES["example"]) as f:
+        text = f.read()
+    renamed = re.sub(r"\b(copy|fusion|wrapped_dynamic-slice)\.(\d+)\b", lambda m: f"{m[1]}.{int(m[2]) + 100}", text)
+    assert renamed != text
+    (tmp_path / "renumbered.txt").write_text(renamed)
+    again = sarif(hloscope_bin, str(tmp_path / "renumbered.txt"), "--sarif-root", root)["runs"][0]["results"]
+    prints = sorted(json.dumps(r["partialFingerprints"], sort_keys=True) for r in run["results"])
+    assert prints == sorted(json.dumps(r["partialFingerprints"], sort_keys=True) for r in again)

@@ -1,0 +1,10 @@
+# Sourced by tools/quickstart.sh and tools/run-tests.sh: compile through
+# ccache where it is installed, with paths made relative to the repository,
+# so that the three builds of the same C++ — the package's (build/cp311-…,
+# README command 1), the tests' (build/dev) and the newest JAX's
+# (build/cp312-abi3-…) — compile each file once: every build folder is two
+# levels below the repository, so the relative command lines are equal.
+if command -v ccache >/dev/null 2>&1; then
+  export CMAKE_CXX_COMPILER_LAUNCHER=ccache CMAKE_C_COMPILER_LAUNCHER=ccache
+  export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=true
+fi
