@@ -9,8 +9,10 @@
 # pyenv or conda Python, a venv that is active); where the system Python
 # refuses (Debian's "externally managed" python3, PEP 668) into a venv,
 # $HLOSCOPE_VENV (default ~/.local/share/hloscope/venv), made with the
-# system's packages visible. The CLI is linked into /usr/local/bin (root) or
-# ~/.local/bin.
+# system's packages visible, and ~/.bashrc puts that venv first on PATH in
+# new shells (so `python3 -c "import hloscope"` works there; one line, added
+# once, marked "hloscope quickstart"). The CLI is linked into /usr/local/bin
+# (root) or ~/.local/bin.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$SECONDS
@@ -36,6 +38,11 @@ then
   echo "$(command -v python3) is managed by the system (PEP 668): installing into the venv $venv"
   [[ -x $venv/bin/python ]] || python3 -m venv --system-site-packages "$venv"
   python=$venv/bin/python
+  line="export PATH=\"$venv/bin:\$PATH\"  # hloscope quickstart: the venv with hloscope"
+  if ! grep -qsF "# hloscope quickstart:" "$HOME/.bashrc"; then
+    echo "$line" >>"$HOME/.bashrc"
+    echo "added to ~/.bashrc (new shells): $line"
+  fi
 fi
 echo "Python: $("$python" -c 'import sys; print(sys.executable, sys.version.split()[0])')"
 "$python" -m pip install -q --disable-pip-version-check "nanobind==3.1.0" "scikit-build-core==1.1.2"
@@ -79,7 +86,7 @@ step "done in $((SECONDS - start)) s"
 echo "  CLI:    $on_path -> $cli ($("$cli" --version))"
 echo "  Python: $python -c 'import hloscope'   (package in $("$python" -c 'import hloscope, os; print(os.path.dirname(hloscope.__file__))'))"
 if [[ $python != python3 ]]; then
-  echo "          (source ${python%/bin/python}/bin/activate to make it your python3)"
+  echo "          (python3 in a new shell: ~/.bashrc puts the venv first; here: source ${python%/bin/python}/bin/activate)"
 fi
 case ":$PATH:" in *":$(dirname "$on_path"):"*) ;; *)
   echo "  note: $(dirname "$on_path") is not on PATH in this shell; add it (export PATH=$(dirname "$on_path"):\$PATH)" ;;
