@@ -57,7 +57,7 @@ mkdir -p build
 log=build/quickstart-build.log
 set +e
 "$python" -m pip install -v --no-build-isolation --disable-pip-version-check . 2>&1 | tee "$log" |
-  grep --line-buffered -E '^\[[0-9]+/[0-9]+\] |^Successfully installed'
+  grep --line-buffered -E '^ *\[[0-9]+/[0-9]+\] |^Successfully installed'
 status=${PIPESTATUS[0]}
 set -e
 if [[ $status != 0 ]]; then

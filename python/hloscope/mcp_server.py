@@ -88,84 +88,84 @@ class Tools:
 
     # -- running the CLI ----------------------------------------------------
 
-    def _run(self, args: list[str], sources: bool) -> str:
-        argv = [self.options.hloscope, *args]
+    def _run(self, command: str, positionals: list[str], flags: list[str], sources: bool) -> str:
+        """`hloscope COMMAND FLAGS -- POSITIONALS`: after `--` a location or an instruction that
+        starts with '-' stays a positional, never a flag."""
+        flags = list(flags)
         if sources:  # only check and where take --source-root
             for root in self.options.source_roots:
-                argv += ["--source-root", root]
+                flags += ["--source-root", root]
         if self.options.max_input_bytes:
-            argv += ["--max-input-bytes", str(self.options.max_input_bytes)]
+            flags += ["--max-input-bytes", str(self.options.max_input_bytes)]
+        argv = [self.options.hloscope, command, *flags, "--", *positionals]
         try:
             r = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, text=True, errors="replace",
                                timeout=self.options.timeout_s, cwd=self.options.roots[0])
         except subprocess.TimeoutExpired:
-            raise HloscopeToolError(f"hloscope {args[0]}: no answer within {self.options.timeout_s:g} s; "
+            raise HloscopeToolError(f"hloscope {command}: no answer within {self.options.timeout_s:g} s; "
                                     "the server ended it") from None
         except OSError as e:
             raise HloscopeToolError(f"cannot run {self.options.hloscope}: {e.strerror}") from None
         if r.returncode < 0:
             name = signal.Signals(-r.returncode).name if -r.returncode in signal.valid_signals() else -r.returncode
-            raise HloscopeToolError(f"hloscope {args[0]} ended by {name} on this input "
+            raise HloscopeToolError(f"hloscope {command} ended by {name} on this input "
                                     f"(a bug in hloscope: please report it){_tail(r.stderr)}")
         # 1 is a gate that failed; the tools set none, so only 0 answers.
         if r.returncode != 0:
-            raise HloscopeToolError(r.stderr.strip() or f"hloscope {args[0]} failed (exit {r.returncode})")
+            raise HloscopeToolError(r.stderr.strip() or f"hloscope {command} failed (exit {r.returncode})")
         return r.stdout
 
-    def _answer(self, args: list[str], sources: bool = False) -> tuple[str, dict[str, Any]]:
-        document = json.loads(self._run([*args, "--format", "json"], sources))
-        text = _head(self._run(args, sources))
+    def _answer(self, command: str, positionals: list[str], flags: Optional[list[str]] = None,
+                sources: bool = False) -> tuple[str, dict[str, Any]]:
+        flags = flags or []
+        document = json.loads(self._run(command, positionals, [*flags, "--format", "json"], sources))
+        text = _head(self._run(command, positionals, flags, sources))
         return text, document
 
     # -- the tools ----------------------------------------------------------
 
     def check(self, path: str, scope: Optional[str] = None, include_minor: bool = False,
               include_library: bool = False, min_bytes: Optional[int] = None) -> tuple[str, dict]:
-        args = ["check", self.allowed_path(path)]
+        flags = []
         if scope:
-            args += ["--scope", scope]
+            flags += ["--scope", scope]
         if include_minor:
-            args.append("--include-minor")
+            flags.append("--include-minor")
         if include_library:
-            args.append("--include-library")
+            flags.append("--include-library")
         if min_bytes is not None:
-            args += ["--min-bytes", str(int(min_bytes))]
-        return self._answer(args, sources=True)
+            flags += ["--min-bytes", str(int(min_bytes))]
+        return self._answer("check", [self.allowed_path(path)], flags, sources=True)
 
     def where(self, path: str, location: str) -> tuple[str, dict]:
-        return self._answer(["where", self.allowed_path(path), location], sources=True)
+        return self._answer("where", [self.allowed_path(path), location], sources=True)
 
     def explain(self, path: str, instruction: Optional[str] = None) -> tuple[str, dict]:
-        args = ["explain", self.allowed_path(path)]
-        if instruction:
-            args.append(instruction)
-        return self._answer(args)
+        return self._answer("explain", [self.allowed_path(path), *([instruction] if instruction else [])])
 
     def fusions(self, path: str, scope: Optional[str] = None) -> tuple[str, dict]:
-        args = ["fusions", self.allowed_path(path)]
-        if scope:
-            args += ["--scope", scope]
-        return self._answer(args)
+        return self._answer("fusions", [self.allowed_path(path)], ["--scope", scope] if scope else [])
 
     def scopes(self, path: str) -> tuple[str, dict]:
-        return self._answer(["scopes", self.allowed_path(path)])
+        return self._answer("scopes", [self.allowed_path(path)])
 
     def memory(self, path: str) -> tuple[str, dict]:
-        return self._answer(["memory", self.allowed_path(path)])
+        return self._answer("memory", [self.allowed_path(path)])
 
     def diff(self, a: str, b: str) -> tuple[str, dict]:
-        return self._answer(["diff", self.allowed_path(a, "A"), self.allowed_path(b, "B")])
+        return self._answer("diff", [self.allowed_path(a, "A"), self.allowed_path(b, "B")])
 
     def collectives(self, path: str) -> tuple[str, dict]:
         """`check`'s collectives part: every collective, bytes × executions, per device."""
-        document = json.loads(self._run(["check", self.allowed_path(path), "--format", "json"], sources=True))
+        full = self.allowed_path(path)
+        document = json.loads(self._run("check", [full], ["--format", "json"], sources=True))
         modules = [{"name": m.get("name"), "path": m.get("path"), "spmd": m.get("spmd"),
                     "collectives": m.get("collectives", [])} for m in document.get("modules", [])]
         out = {k: document[k] for k in ("schema_version", "tool", "tool_version") if k in document}
         out.update(command="collectives", modules=modules)
         counts = [f"{m['name']}: {len(m['collectives'])} collective{'s' if len(m['collectives']) != 1 else ''}"
                   for m in modules]
-        listed = _section(self._run(["check", self.allowed_path(path)], sources=True), "COLLECTIVES")
+        listed = _section(self._run("check", [full], [], sources=True), "COLLECTIVES")
         return _head("\n".join(counts + listed) + "\n"), out
 
 

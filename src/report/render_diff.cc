@@ -176,7 +176,7 @@ std::string OneSideText(const DiffItem& it, const DiffSide& s) {
   return text;
 }
 
-bool Shown(const DiffItem& it) { return it.kind != DiffKind::kParameter; }
+bool ListedInText(const DiffItem& it) { return it.kind != DiffKind::kParameter; }
 
 std::string Listing(const std::vector<const DiffItem*>& items, size_t max) {
   std::vector<std::string> parts;
@@ -219,7 +219,7 @@ Json OptDouble(const std::optional<double>& d) {
 std::vector<std::string> DiffSummaryLines(const ModuleDiff& m) {
   std::vector<const DiffItem*> scales, added, gone;
   for (const DiffItem& it : m.items) {
-    if (!Shown(it)) continue;
+    if (!ListedInText(it)) continue;
     if (it.grows) scales.push_back(&it);
     if (it.status == DiffStatus::kOnlyInB) added.push_back(&it);
     if (it.status == DiffStatus::kOnlyInA) gone.push_back(&it);

@@ -113,10 +113,11 @@ def test_errors_are_tool_errors_and_the_server_keeps_answering(hloscope_bin, tmp
              ("check", {"path": "missing.txt"}),
              ("check", {"path": 3}),
              ("where", {"path": "ok.txt"}),  # LOCATION missing
+             ("explain", {"path": "ok.txt", "instruction": "--format"}),  # a name, not a flag
              ("check", {"path": "ok.txt"})]
     _, results = serve(hloscope_bin, calls, "--root", str(root), cwd=str(tmp_path))
     texts = [r.content[0].text for r in results]
-    assert [r.is_error for r in results] == [True] * 7 + [False]
+    assert [r.is_error for r in results] == [True] * 8 + [False]
     # The CLI's own diagnostic: file:line:col, the line and a caret.
     assert f"{root / 'bad.hlo'}:4:" in texts[0] and ": error: " in texts[0] and "^" in texts[0]
     for t in texts[1:4]:
@@ -125,7 +126,8 @@ def test_errors_are_tool_errors_and_the_server_keeps_answering(hloscope_bin, tmp
     assert "missing.txt: no such file or folder" in texts[4]
     assert "path" in texts[5]
     assert "location" in texts[6].lower()
-    assert results[7].structured_content["modules"][0]["copies"]
+    assert "--format" in texts[7] and "instruction" in texts[7]
+    assert results[8].structured_content["modules"][0]["copies"]
 
 
 def test_the_cli_input_limit_applies(hloscope_bin):
