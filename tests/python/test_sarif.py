@@ -98,14 +98,17 @@ def test_what_an_editor_and_code_scanning_read(hloscope_bin, tmp_path):
     """docs/report.md's editor steps: SRCROOT is the root as a file URI ending in '/', each path
     resolves under it to the user's file, a read-after-update copy carries the reads that force it
     as related locations, and the fingerprints stay when the module is recompiled (names renumbered)."""
-    root = os.path.join(ROOT, "examples")
+    # The example was traced in /work/main (its metadata paths): that is the root a user would give;
+    # the relative path then names the file in this checkout, wherever it is.
+    root = "/work/main/examples"
     doc = sarif(hloscope_bin, CASES["example"], "--sarif-root", root)
     run = doc["runs"][0]
     base = run["originalUriBaseIds"]["SRCROOT"]["uri"]
     assert base == "file://" + root + "/"
     result = next(r for r in run["results"] if r["ruleId"] == "copy/read-after-update")
     physical = result["locations"][0]["physicalLocation"]
-    assert os.path.isfile(os.path.join(root, physical["artifactLocation"]["uri"]))
+    assert physical["artifactLocation"] == {"uri": "dumps/make_dumps.py", "uriBaseId": "SRCROOT"}
+    assert os.path.isfile(os.path.join(ROOT, "examples", physical["artifactLocation"]["uri"]))
     assert physical["region"]["startLine"] == 32
     related = result["relatedLocations"]
     assert related and all(r["physicalLocation"]["artifactLocation"]["uriBaseId"] == "SRCROOT" for r in related)
