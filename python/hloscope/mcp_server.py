@@ -23,7 +23,6 @@ docs/agents.md shows how to register it with an agent.
 import argparse
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -52,15 +51,8 @@ class ServerOptions:
 
 def find_cli() -> Optional[str]:
     """The `hloscope` executable: $HLOSCOPE_BIN, this environment's, then PATH's."""
-    env = os.environ.get("HLOSCOPE_BIN")
-    if env:
-        return env
-    import sysconfig
-    scripts = sysconfig.get_path("scripts")
-    for candidate in (os.path.join(scripts, "hloscope") if scripts else None, shutil.which("hloscope")):
-        if candidate and os.path.isfile(candidate) and os.access(candidate, os.X_OK):
-            return candidate
-    return None
+    from .__main__ import _installed_cli  # `python -m hloscope`'s lookup: this environment's, then PATH's
+    return os.environ.get("HLOSCOPE_BIN") or _installed_cli()
 
 
 class Tools:
