@@ -173,6 +173,14 @@ int RunInspection(const CommandLine& l, Command command, std::ostream& out, std:
         return CheckScopeExists(s, req.filter.scope, err) ? RunFusionsCommand(s, req, out) : kExitError;
       });
     }
+    case Command::kCost: {
+      CostRequest req;
+      req.format = format;
+      req.target = l.target;
+      req.top = l.top;
+      return WithSession(InputRequest(l, false, false), err,
+                         [&](Session& s) { return RunCostCommand(s, req, out, err); });
+    }
     case Command::kWhere: {
       if (l.location.empty() && l.filter.scope.empty()) {
         err << "hloscope where: give a LOCATION (train.py:42) or --scope\n";
@@ -251,6 +259,7 @@ void BindPositionals(CLI::App& cmd, CommandLine& l, Command command) {
     case Command::kStats:
     case Command::kPrint:
     case Command::kFusions:
+    case Command::kCost:
     case Command::kAnnotate:
     case Command::kScopes:
       cmd.add_option("FILE", l.file, "optimized HLO text ('-' for stdin)")->required();

@@ -49,6 +49,10 @@ constexpr CommandEntry kCommands[] = {
      "written, "
      "executions per call",
      kTextJson, "FILE"},
+    {C::kCost, "cost",
+     "Where a call's work goes: FLOPs and bytes of every kernel (fusions, dots, sorts, collectives, ...) times "
+     "its executions, summed by source line and loop, with a roofline time estimate (docs/cost.md)",
+     kTextJson, "FILE"},
     {C::kWhere, "where",
      "The HLO instructions that come from a line of your code (train.py:42, :42-50, train.py:42-50, or a "
      "function name), with their kernel, loop, copies and updates",
@@ -137,7 +141,7 @@ constexpr CommandSet kGating = {C::kCheck, C::kDiff, C::kRun};
 const FlagEntry kFlags[] = {
     // -- Input -------------------------------------------------------------------------
     {"--format", "FORMAT", "Input", "the output format (the command's formats are listed with it)",
-     {C::kCheck, C::kReport, C::kDiff, C::kStats, C::kMemory, C::kFusions, C::kWhere, C::kAnnotate,
+     {C::kCheck, C::kReport, C::kDiff, C::kStats, C::kMemory, C::kFusions, C::kCost, C::kWhere, C::kAnnotate,
       C::kExplain, C::kScopes, C::kRules, C::kReference},
      BIND{std::vector<std::string> names;
 for (OutputFormat format : c.formats) names.push_back(std::string(FormatName(format)));
@@ -147,7 +151,7 @@ return cmd.add_option(std::string(f.names), l.format, fmt::format("{}: {}", Help
 }  // namespace hloscope
 , {"--max-input-bytes", "N", "Input",
    "refuse inputs (the HLO, the buffer assignment, stdin) larger than N bytes (default 2 GiB)",
-   {C::kCheck, C::kReport, C::kStats, C::kMemory, C::kPrint, C::kFusions, C::kWhere, C::kAnnotate,
+   {C::kCheck, C::kReport, C::kStats, C::kMemory, C::kPrint, C::kFusions, C::kCost, C::kWhere, C::kAnnotate,
     C::kExplain, C::kScopes, C::kDiff, C::kMcp},
    BIND{return Opt(cmd, f, l.max_input_bytes)->check(CLI::PositiveNumber);
 }
@@ -334,6 +338,17 @@ return cmd.add_option(std::string(f.names), l.format, fmt::format("{}: {}", Help
 }
 , {"--file", "FILE", "Output", "only this source file (train.py or a path suffix)", {C::kAnnotate},
    BIND{return Opt(cmd, f, l.source_file);
+}
+}
+, {"--top", "N", "Output", "rows in each table of the text answer (default 10)", {C::kCost},
+   BIND{return Opt(cmd, f, l.top)->check(CLI::Range(1, 1000000));
+}
+}
+, {"--target", "NAME", "Output",
+   "the machine the time estimate is for: cpu, h100, a100, tpu-v5e, tpu-v5p, tpu-v4 (default: what the module "
+   "was compiled for — GPU as h100, TPU as tpu-v5e)",
+   {C::kCost},
+   BIND{return Opt(cmd, f, l.target)->check(CLI::IsMember({"cpu", "h100", "a100", "tpu-v5e", "tpu-v5p", "tpu-v4"}));
 }
 }
 ,

@@ -30,6 +30,7 @@ enum class Command : uint8_t {
   kMemory,
   kPrint,
   kFusions,
+  kCost,
   kWhere,
   kAnnotate,
   kExplain,
@@ -92,6 +93,9 @@ struct CommandLine {
   bool raise = false;
   bool no_dumps = false;  // run --no-buffer-assignment
   int reports = 2;
+  // cost.
+  std::string target;  // --target
+  int top = 10;        // --top
 };
 
 struct CommandEntry {

@@ -5,6 +5,7 @@
 #include "hloscope/analysis/instruction_facts.h"
 #include "hloscope/app/commands.h"
 #include "hloscope/ir/name_index.h"
+#include "hloscope/report/render_cost.h"
 #include "hloscope/report/render_explain.h"
 #include "hloscope/report/render_fusions.h"
 #include "hloscope/report/render_where.h"
@@ -16,6 +17,27 @@ int RunFusionsCommand(Session& session, const FusionsRequest& request, std::ostr
   Renderers r;
   r.text = [&](std::ostream& o) { RenderFusionsText(modules, request.filter.scope, o); };
   r.json = [&](std::ostream& o) { WriteFusionsJson(modules, request.filter.scope, o); };
+  Render(r, request.format, out);
+  return kExitOk;
+}
+
+int RunCostCommand(Session& session, const CostRequest& request, std::ostream& out, std::ostream& err) {
+  ModuleCostOptions options;
+  if (!request.target.empty()) {
+    options.roofline = FindRoofline(request.target);
+    if (!options.roofline) {
+      err << "hloscope cost: unknown --target " << request.target << "\n";
+      return kExitError;
+    }
+  }
+  std::vector<ModuleCost> modules;
+  for (ModuleAnalysis* a : session.Analyses())
+    modules.push_back(CostModule(a->module, a->counts, a->EnsureSources(), options));
+  CostTextOptions text;
+  text.top = request.top;
+  Renderers r;
+  r.text = [&](std::ostream& o) { RenderCostText(modules, text, o); };
+  r.json = [&](std::ostream& o) { WriteCostJson(modules, o); };
   Render(r, request.format, out);
   return kExitOk;
 }

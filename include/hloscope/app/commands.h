@@ -109,6 +109,15 @@ struct FusionsRequest {
 };
 int RunFusionsCommand(Session& session, const FusionsRequest& request, std::ostream& out);
 
+// `hloscope cost`: FLOPs and bytes per call by line, loop and kernel, with a
+// roofline estimate on `target` (a Rooflines() name; empty: the module's).
+struct CostRequest {
+  OutputFormat format = OutputFormat::kText;
+  std::string target;
+  int top = 10;  // text rows per table
+};
+int RunCostCommand(Session& session, const CostRequest& request, std::ostream& out, std::ostream& err);
+
 struct WhereRequest {
   OutputFormat format = OutputFormat::kText;
   WhereQuery query;

@@ -1,0 +1,89 @@
+// ModuleCost: where one call's work goes — every kernel (each instruction
+// of a sequential computation that does work: fusions, and unfused dots,
+// convolutions, sorts, reduces, scatters, gathers, custom-calls, copies,
+// collectives) with its FLOPs, transcendentals and bytes per run
+// (hlo_cost.h: XLA's HloCostAnalysis rules) × its executions per call
+// (execution_counts.h), then the same summed by source line and by loop,
+// with a roofline time estimate (roofline.h) to rank them.
+//
+// Unlike `compiled.cost_analysis()`, a loop body counts as often as it runs;
+// `as_xla` keeps XLA's own total (bodies once) so the two can be compared.
+#ifndef HLOSCOPE_ANALYSIS_MODULE_COST_H_
+#define HLOSCOPE_ANALYSIS_MODULE_COST_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hloscope/analysis/execution_counts.h"
+#include "hloscope/analysis/hlo_cost.h"
+#include "hloscope/analysis/roofline.h"
+#include "hloscope/analysis/source_index.h"
+#include "hloscope/ir/module.h"
+
+namespace hloscope {
+
+struct KernelCost {
+  const HloInstruction* kernel = nullptr;
+  HloCost per_run;
+  int64_t matmul_flops = 0;  // of per_run.flops: dots and convolutions in it
+  std::optional<int64_t> executions;
+  bool executions_upper_bound = false;
+  HloCost per_call;         // per_run × executions (zero when unknown)
+  int64_t matmul_flops_per_call = 0;
+  double seconds_per_call = 0;  // roofline estimate
+  std::vector<const HloInstruction*> enclosing_loops;  // innermost first
+};
+
+// A source line's share: the FLOPs of the operations from that line (inside
+// fusions too: a fused dot is its own line's) and the bytes of the kernels
+// whose own location it is.
+struct LineCost {
+  std::string file;
+  int64_t line = 0;
+  std::string function;
+  HloCost per_call;
+  int64_t matmul_flops_per_call = 0;
+  // Its part of its kernels' estimated time: by FLOPs where compute bounds
+  // a kernel, else the kernel's own line's. Lines' times add up to the call's.
+  double seconds_per_call = 0;
+  int64_t kernels = 0;                     // kernels it contributes to
+  const HloInstruction* top_kernel = nullptr;  // its largest by estimated time
+};
+
+struct LoopCost {
+  const HloInstruction* loop = nullptr;
+  TripCount trip_count;
+  std::optional<int64_t> executions;  // of the loop instruction, per call
+  HloCost per_call;                   // every kernel inside, nested loops included
+  HloCost per_iteration;              // one iteration's (inner loops × their trips)
+  double seconds_per_call = 0;
+  int64_t kernels = 0;
+};
+
+struct ModuleCost {
+  const HloModule* module = nullptr;
+  const Roofline* roofline = nullptr;
+  std::vector<KernelCost> kernels;  // by estimated seconds per call, largest first
+  std::vector<LineCost> lines;      // likewise
+  std::vector<LoopCost> loops;      // likewise
+  HloCost per_call;                 // Σ kernels
+  int64_t matmul_flops_per_call = 0;
+  double seconds_per_call = 0;
+  HloCost as_xla;                     // what compiled.cost_analysis() reports
+  int64_t kernels_unknown_executions = 0;  // left out of per_call
+  int64_t kernels_incomplete = 0;          // a figure of theirs is a lower bound
+  HloCost unattributed;                    // per call, kernels without a source line
+};
+
+struct ModuleCostOptions {
+  const Roofline* roofline = nullptr;  // nullptr: GuessTarget's
+};
+
+ModuleCost CostModule(const HloModule& module, const ExecutionCounts& counts, const SourceIndex& index,
+                      const ModuleCostOptions& options = {});
+
+}  // namespace hloscope
+
+#endif  // HLOSCOPE_ANALYSIS_MODULE_COST_H_

@@ -1,0 +1,29 @@
+// `hloscope cost`: where one call's work goes — lines, loops and kernels
+// ranked by a roofline time estimate, with FLOPs and bytes per call (text),
+// or all of it (JSON, docs/schema/cost.schema.json).
+#ifndef HLOSCOPE_REPORT_RENDER_COST_H_
+#define HLOSCOPE_REPORT_RENDER_COST_H_
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "hloscope/analysis/module_cost.h"
+
+namespace hloscope {
+
+struct CostTextOptions {
+  int top = 10;  // rows per table
+};
+
+// "1.5 GFLOP", "12 FLOP"; "overflow" for a saturated count.
+std::string HumanFlops(int64_t flops);
+// "12.3 ms", "850 µs", "3.1 s".
+std::string HumanSeconds(double seconds);
+
+void RenderCostText(const std::vector<ModuleCost>& modules, const CostTextOptions& options, std::ostream& out);
+void WriteCostJson(const std::vector<ModuleCost>& modules, std::ostream& out);
+
+}  // namespace hloscope
+
+#endif  // HLOSCOPE_REPORT_RENDER_COST_H_

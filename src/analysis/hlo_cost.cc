@@ -1,0 +1,684 @@
+#include "hloscope/analysis/hlo_cost.h"
+
+#include <algorithm>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "hloscope/ir/computation.h"
+#include "hloscope/ir/opcode.h"
+#include "hloscope/ir/window.h"
+#include "hloscope/support/saturating.h"
+
+namespace hloscope {
+namespace {
+
+// XLA's kFmaFlops: a fused multiply-add is two FLOPs.
+constexpr int64_t kFmaFlops = 2;
+
+class Coster {
+ public:
+  explicit Coster(const CostOptions& options) : options_(options) {}
+
+  HloCost Of(const HloInstruction& instr);
+
+ private:
+  bool AsXla() const { return options_.counting == CostCounting::kAsXla; }
+
+  // HloCostAnalysis::GetShapeSize: the backend's byte size (0 for a shape we
+  // cannot size, noted as incomplete).
+  int64_t Size(const Shape& shape) {
+    std::optional<int64_t> n = ByteSizeOf(shape, {options_.pointer_size});
+    if (!n) incomplete_ = true;
+    return n.value_or(0);
+  }
+  int64_t Elements(const Shape& shape) {
+    if (!shape.IsArray()) {
+      incomplete_ = true;
+      return 0;
+    }
+    std::optional<int64_t> n = shape.ElementCount();
+    if (!n) incomplete_ = true;
+    return n.value_or(0);
+  }
+  // Elements of every array leaf (ShapeUtil::ElementsInRecursive).
+  int64_t ElementsRecursive(const Shape& shape) {
+    if (shape.IsArray()) return Elements(shape);
+    int64_t n = 0;
+    for (const Shape* s : shape.tuple_shapes) n = SatAdd(n, ElementsRecursive(*s));
+    return n;
+  }
+  // The first array of a variadic op's shape (reduce, reduce-window).
+  const Shape& FirstArray(const Shape& shape) {
+    return shape.IsTuple() && !shape.tuple_shapes.empty() ? *shape.tuple_shapes[0] : shape;
+  }
+  int64_t DefaultBytes(const HloInstruction& instr) {
+    int64_t bytes = Size(instr.shape());
+    for (const HloInstruction* op : instr.operands()) bytes = SatAdd(bytes, Size(op->shape()));
+    return bytes;
+  }
+  // XLA's nested visitor over a computation: the sum of its instructions.
+  HloCost Computation(const HloComputation* comp) {
+    HloCost sum;
+    if (!comp) {
+      incomplete_ = true;
+      return sum;
+    }
+    for (const HloInstruction* i : comp->instructions()) sum += Coster(AsXlaOptions()).Of(*i);
+    return sum;
+  }
+  CostOptions AsXlaOptions() const {
+    CostOptions o = options_;
+    o.counting = CostCounting::kAsXla;
+    return o;
+  }
+  // FLOPs and transcendentals of a computation applied `times` times
+  // (KeyToCopyFromSubcomputation: bytes are not copied).
+  void Applied(const HloComputation* comp, int64_t times, HloCost& cost) {
+    HloCost sub = Computation(comp);
+    cost.flops = SatAdd(cost.flops, SatMul(sub.flops, times));
+    cost.transcendentals = SatAdd(cost.transcendentals, SatMul(sub.transcendentals, times));
+    incomplete_ |= sub.incomplete;
+  }
+
+  void Elementwise(const HloInstruction& instr, HloCost& cost);
+  int64_t DotFlops(const HloInstruction& dot);
+  int64_t ConvolutionFlops(const HloInstruction& conv);
+  void ReduceWindow(const HloInstruction& instr, HloCost& cost);
+  void Fusion(const HloInstruction& fusion, HloCost& cost);
+  int64_t FusionParameterReadBytes(const HloInstruction& value);
+  bool TransposeIsBitcast(const HloInstruction& transpose);
+
+  CostOptions options_;
+  bool incomplete_ = false;
+};
+
+bool IsTranscendental(HloOpcode op) {
+  switch (op) {
+    case HloOpcode::kErf:
+    case HloOpcode::kTan:
+    case HloOpcode::kExp:
+    case HloOpcode::kLog:
+    case HloOpcode::kLogistic:
+    case HloOpcode::kPower:
+    case HloOpcode::kSqrt:
+    case HloOpcode::kCbrt:
+    case HloOpcode::kRsqrt:
+    case HloOpcode::kTanh:
+    case HloOpcode::kSin:
+    case HloOpcode::kCos:
+    case HloOpcode::kExpm1:
+    case HloOpcode::kLog1p:
+    case HloOpcode::kAtan2:
+      return true;
+    default:
+      return false;
+  }
+}
+
+void Coster::Elementwise(const HloInstruction& instr, HloCost& cost) {
+  const int64_t n = Elements(instr.shape());
+  if (IsTranscendental(instr.opcode()))
+    cost.transcendentals = n;
+  else
+    cost.flops = n;
+}
+
+int64_t Coster::DotFlops(const HloInstruction& dot) {
+  if (dot.operand_count() < 1) return 0;
+  const Shape& lhs = dot.operand(0)->shape();
+  std::optional<std::vector<int64_t>> contracting = IntListAttribute(dot, "lhs_contracting_dims");
+  int64_t width = 1;
+  if (!contracting) {
+    incomplete_ = true;
+  } else {
+    for (int64_t d : *contracting) {
+      if (d < 0 || d >= lhs.rank()) {
+        incomplete_ = true;
+        continue;
+      }
+      width = SatMul(width, lhs.dimensions[d]);
+    }
+  }
+  return SatMul(SatMul(kFmaFlops, Elements(dot.shape())), width);
+}
+
+// HloCostAnalysis::GetConvolutionFlops: FMAs = input features per group ×
+// output features × batch per group × Π over spatial dimensions of the
+// (kernel, output) position pairs that read a real input element.
+int64_t Coster::ConvolutionFlops(const HloInstruction& conv) {
+  std::optional<std::string_view> labels = conv.attribute("dim_labels");
+  std::optional<ConvolutionDimensionNumbers> dn = labels ? ParseDimLabels(*labels) : std::nullopt;
+  std::optional<std::vector<WindowDimension>> window = WindowOf(conv);
+  std::optional<int64_t> feature_groups = IntAttribute(conv, "feature_group_count", 1);
+  std::optional<int64_t> batch_groups = IntAttribute(conv, "batch_group_count", 1);
+  if (!dn || !window || !feature_groups || !batch_groups || *feature_groups < 1 || *batch_groups < 1 ||
+      conv.operand_count() < 2) {
+    incomplete_ = true;
+    return 0;
+  }
+  const Shape& lhs = conv.operand(0)->shape();
+  const Shape& rhs = conv.operand(1)->shape();
+  const Shape& out = conv.shape();
+  auto dim = [&](const Shape& s, int64_t d) -> int64_t {
+    if (d < 0 || d >= s.rank()) {
+      incomplete_ = true;
+      return 0;
+    }
+    return s.dimensions[d];
+  };
+  std::vector<WindowDimension> w = *window;
+  std::vector<int64_t> kernel_limits, output_limits, input_limits;
+  if (w.empty()) {
+    w.push_back({});
+    kernel_limits = output_limits = input_limits = {1};
+  } else {
+    if (w.size() != dn->input_spatial.size()) {
+      incomplete_ = true;
+      return 0;
+    }
+    for (size_t s = 0; s < w.size(); ++s) {
+      kernel_limits.push_back(dim(rhs, dn->kernel_spatial[s]));
+      output_limits.push_back(dim(out, dn->output_spatial[s]));
+      input_limits.push_back(dim(lhs, dn->input_spatial[s]));
+    }
+  }
+  int64_t positions = 1;
+  for (size_t s = 0; s < w.size(); ++s) {
+    const WindowDimension& wd = w[s];
+    const int64_t in = input_limits[s], kernel = kernel_limits[s], output = output_limits[s];
+    if (in == output && kernel == output && in == wd.base_dilation && wd.window_dilation == 1 &&
+        std::max<int64_t>(1, in - 1) == wd.stride && wd.padding_low == 0 && wd.padding_high == 0) {
+      positions = SatMul(positions, in);
+      continue;
+    }
+    if (in == 1 && kernel == output && wd.window_dilation == 1 && wd.base_dilation == 1 && wd.stride == 1 &&
+        wd.padding_high == output - 1 && wd.padding_low == output - 1) {
+      positions = SatMul(positions, output);
+      continue;
+    }
+    // Kernel × output pairs: bounded by the shapes, which a module already
+    // holds; an absurd product would not finish, so count it as unknown.
+    if (SatMul(kernel, output) > (int64_t{1} << 32)) {
+      incomplete_ = true;
+      return 0;
+    }
+    int64_t valid = 0;
+    for (int64_t k = 0; k < kernel; ++k) {
+      for (int64_t o = 0; o < output; ++o) {
+        const int64_t undilated = o * wd.stride - wd.padding_low + k * wd.window_dilation;
+        const int64_t index = wd.base_dilation > 1 ? undilated / wd.base_dilation : undilated;
+        if (undilated != index * wd.base_dilation) continue;
+        if (index < 0 || index >= in) continue;
+        ++valid;
+      }
+    }
+    positions = SatMul(positions, valid);
+  }
+  const int64_t fmas = SatMul(SatMul(SatMul(dim(lhs, dn->input_feature) / *feature_groups,
+                                            dim(out, dn->output_feature)),
+                                     dim(lhs, dn->input_batch) / *batch_groups),
+                              positions);
+  return SatMul(fmas, kFmaFlops);
+}
+
+void Coster::ReduceWindow(const HloInstruction& instr, HloCost& cost) {
+  std::optional<std::vector<WindowDimension>> window = WindowOf(instr);
+  if (!window) {
+    incomplete_ = true;
+    return;
+  }
+  int64_t window_elements = 1;
+  for (const WindowDimension& d : *window) window_elements = SatMul(window_elements, d.size);
+  const int64_t outputs = Elements(FirstArray(instr.shape()));
+  int64_t count = SatMul(window_elements - 1, outputs);
+  // A reduce followed by a broadcast of one dimension, written as one
+  // reduce-window (cumulative sums): XLA counts it as the reduce it is.
+  int64_t reducing = 0, padded = 0;
+  for (const WindowDimension& d : *window) {
+    reducing += d.size != 1;
+    padded += d.padding_low != 0 || d.padding_high != 0;
+  }
+  if (reducing == 1 && padded == 1 && instr.shape().IsArray()) {
+    for (size_t k = 0; k < window->size(); ++k) {
+      const WindowDimension& d = (*window)[k];
+      if (d.size != 1 && d.padding_low != 0 && d.padding_high != 0 && d.padding_low == d.padding_high &&
+          d.size == 2 * d.padding_low + 1) {
+        if (static_cast<int64_t>(k) < instr.shape().rank() && d.padding_low == instr.shape().dimensions[k] - 1) {
+          const int64_t span = instr.shape().dimensions[k];
+          count = span > 0 ? outputs / span + (span - 1) : 0;
+        }
+        break;
+      }
+    }
+  }
+  Applied(instr.called(CallRole::kToApply), count, cost);
+}
+
+// HloCostAnalysis::FusionParameterReadBytes: what a fusion reads of one
+// parameter — slices read what they select, an in-place buffer is not
+// read by its update, other users share one read.
+int64_t Coster::FusionParameterReadBytes(const HloInstruction& value) {
+  int64_t size = 0;
+  bool seen_trivial_user = false;
+  auto trivial = [&] {
+    if (!seen_trivial_user) {
+      seen_trivial_user = true;
+      size = SatAdd(size, Size(value.shape()));
+    }
+  };
+  for (const HloInstruction* user : value.users()) {
+    switch (user->opcode()) {
+      case HloOpcode::kFusion: {
+        const HloComputation* fused = user->fused_computation();
+        for (int64_t k = 0; k < user->operand_count(); ++k) {
+          if (user->operand(k) != &value) continue;
+          const HloInstruction* param = nullptr;
+          if (fused)
+            for (const HloInstruction* i : fused->instructions())
+              if (i->opcode() == HloOpcode::kParameter && i->parameter_number() == k) param = i;
+          if (param)
+            size = SatAdd(size, FusionParameterReadBytes(*param));
+          else
+            incomplete_ = true;
+        }
+        break;
+      }
+      case HloOpcode::kSlice:
+        size = SatAdd(size, Size(user->shape()));
+        break;
+      case HloOpcode::kDynamicSlice:
+        if (user->operand(0) == &value)
+          size = SatAdd(size, Size(user->shape()));
+        else
+          trivial();
+        break;
+      case HloOpcode::kDynamicUpdateSlice:
+        if (user->operand(0) != &value) trivial();
+        break;
+      case HloOpcode::kBroadcast:
+      case HloOpcode::kReshape:
+        size = SatAdd(size, Size(value.shape()));
+        break;
+      default:
+        trivial();
+    }
+  }
+  return size;
+}
+
+void Coster::Fusion(const HloInstruction& fusion, HloCost& cost) {
+  const HloComputation* fused = fusion.fused_computation();
+  if (!fused) {
+    incomplete_ = true;
+    cost.bytes_accessed = DefaultBytes(fusion);
+    return;
+  }
+  HloCost inside = Computation(fused);
+  cost.flops = inside.flops;
+  cost.transcendentals = inside.transcendentals;
+  incomplete_ |= inside.incomplete;
+  // Outputs: an in-place update at the root writes only its update.
+  const HloInstruction* root = fused->root_instruction();
+  int64_t bytes = 0;
+  auto update_size = [&](const HloInstruction* dus) { return Size(dus->operand(1)->shape()); };
+  if (fusion.shape().IsArray()) {
+    bytes = root && root->opcode() == HloOpcode::kDynamicUpdateSlice && root->operand_count() > 1
+                ? update_size(root)
+                : Size(fusion.shape());
+  } else {
+    // Every array leaf; a top-level element that is a root tuple's DUS
+    // writes its update.
+    std::vector<std::pair<const Shape*, ShapeIndex>> todo = {{&fusion.shape(), {}}};
+    while (!todo.empty()) {
+      auto [shape, index] = todo.back();
+      todo.pop_back();
+      if (shape->IsTuple()) {
+        for (size_t k = 0; k < shape->tuple_shapes.size(); ++k) {
+          ShapeIndex child = index;
+          child.push_back(static_cast<int64_t>(k));
+          todo.push_back({shape->tuple_shapes[k], child});
+        }
+        continue;
+      }
+      if (!shape->IsArray()) continue;
+      if (index.size() == 1 && root && root->opcode() == HloOpcode::kTuple && index[0] < root->operand_count() &&
+          root->operand(index[0])->opcode() == HloOpcode::kDynamicUpdateSlice &&
+          root->operand(index[0])->operand_count() > 1) {
+        bytes = SatAdd(bytes, update_size(root->operand(index[0])));
+        continue;
+      }
+      bytes = SatAdd(bytes, Size(*shape));
+    }
+  }
+  // Constants larger than an immediate (more than one element) are read.
+  for (const HloInstruction* i : fused->instructions()) {
+    if (i->opcode() == HloOpcode::kConstant && i->shape().IsArray() && i->shape().ElementCount().value_or(0) > 1)
+      bytes = SatAdd(bytes, Size(i->shape()));
+  }
+  for (const HloInstruction* param : fused->instructions()) {
+    if (param->opcode() != HloOpcode::kParameter) continue;
+    if (!param->shape().IsTuple()) {
+      bytes = SatAdd(bytes, FusionParameterReadBytes(*param));
+      continue;
+    }
+    // A tuple parameter: each leaf read through its get-tuple-element.
+    std::vector<const HloInstruction*> values = {param};
+    while (!values.empty()) {
+      const HloInstruction* v = values.back();
+      values.pop_back();
+      if (!v->shape().IsTuple()) {
+        bytes = SatAdd(bytes, FusionParameterReadBytes(*v));
+        continue;
+      }
+      for (const HloInstruction* u : v->users())
+        if (u->opcode() == HloOpcode::kGetTupleElement) values.push_back(u);
+    }
+  }
+  cost.bytes_accessed = bytes;
+}
+
+// ShapeUtil::TransposeIsBitcast: the transpose only renames dimensions in
+// memory (the output's physical order is the operand's).
+bool Coster::TransposeIsBitcast(const HloInstruction& transpose) {
+  if (transpose.operand_count() < 1) return false;
+  const Shape& in = transpose.operand(0)->shape();
+  const Shape& out = transpose.shape();
+  std::optional<std::vector<int64_t>> dims = IntListAttribute(transpose, "dimensions");
+  if (!dims || !in.layout || !out.layout) return false;
+  const std::vector<int64_t>& in_order = in.layout->minor_to_major;
+  const std::vector<int64_t>& out_order = out.layout->minor_to_major;
+  if (in_order.size() != out_order.size() || dims->size() != out_order.size()) return false;
+  for (size_t k = 0; k < out_order.size(); ++k) {
+    const int64_t d = out_order[k];
+    if (d < 0 || d >= static_cast<int64_t>(dims->size()) || (*dims)[d] != in_order[k]) return false;
+  }
+  return true;
+}
+
+HloCost Coster::Of(const HloInstruction& instr) {
+  HloCost cost;
+  cost.bytes_accessed = DefaultBytes(instr);  // HloCostAnalysis::Preprocess
+  const HloOpcode op = instr.opcode();
+  switch (op) {
+    case HloOpcode::kParameter:
+    case HloOpcode::kConstant:
+    case HloOpcode::kGetTupleElement:
+    case HloOpcode::kBitcast:
+    case HloOpcode::kAfterAll:
+    case HloOpcode::kAddDependency:
+    case HloOpcode::kDomain:
+      cost.bytes_accessed = 0;
+      break;
+    case HloOpcode::kTuple:
+      cost.bytes_accessed = Size(instr.shape());  // its index table
+      break;
+    case HloOpcode::kTranspose:
+      if (TransposeIsBitcast(instr)) cost.bytes_accessed = 0;
+      break;
+    case HloOpcode::kDot:
+      cost.flops = DotFlops(instr);
+      break;
+    case HloOpcode::kConvolution:
+      cost.flops = ConvolutionFlops(instr);
+      break;
+    case HloOpcode::kFft: {
+      if (instr.operand_count() < 1) break;
+      std::optional<std::vector<int64_t>> lengths = IntListAttribute(instr, "fft_length");
+      int64_t log_factors = 1;
+      if (!lengths) incomplete_ = true;
+      for (int64_t n : lengths.value_or(std::vector<int64_t>{})) {
+        int64_t log = 0;
+        while (n > 1) {
+          n >>= 1;
+          ++log;
+        }
+        log_factors = SatMul(log_factors, log);
+      }
+      constexpr int64_t kFmaPerComplexMul = 4;
+      cost.flops = SatMul(SatMul(kFmaFlops * kFmaPerComplexMul, log_factors),
+                          Elements(FirstArray(instr.operand(0)->shape())));
+      break;
+    }
+    case HloOpcode::kReduce: {
+      if (instr.operand_count() < 1) break;
+      const int64_t count = Elements(instr.operand(0)->shape()) - Elements(FirstArray(instr.shape()));
+      Applied(instr.called(CallRole::kToApply), count, cost);
+      break;
+    }
+    case HloOpcode::kReduceWindow:
+      ReduceWindow(instr, cost);
+      break;
+    case HloOpcode::kMap:
+      Applied(instr.called(CallRole::kToApply), Elements(instr.shape()), cost);
+      break;
+    case HloOpcode::kSelectAndScatter: {
+      if (instr.operand_count() < 2) break;
+      std::optional<std::vector<WindowDimension>> window = WindowOf(instr);
+      int64_t window_elements = 1;
+      if (!window) incomplete_ = true;
+      for (const WindowDimension& d : window.value_or(std::vector<WindowDimension>{}))
+        window_elements = SatMul(window_elements, d.size);
+      const int64_t sources = Elements(instr.operand(1)->shape());
+      Applied(instr.called(CallRole::kSelect), SatMul(sources, window_elements - 1), cost);
+      Applied(instr.called(CallRole::kScatter), sources, cost);
+      break;
+    }
+    case HloOpcode::kScatter: {
+      // scatter(operands..., indices, updates...): 2N + 1 operands.
+      const int64_t n = (instr.operand_count() - 1) / 2;
+      if (n < 1) break;
+      int64_t updates = 0;
+      for (int64_t k = 0; k < n; ++k) updates = SatAdd(updates, Size(instr.operand(n + 1 + k)->shape()));
+      cost.bytes_accessed = SatAdd(SatMul(updates, 3), Size(instr.operand(n)->shape()));
+      Applied(instr.called(CallRole::kToApply), Elements(instr.operand(n + 1)->shape()), cost);
+      break;
+    }
+    case HloOpcode::kGather:
+      if (instr.operand_count() < 2) break;
+      cost.bytes_accessed = SatAdd(SatMul(Size(instr.shape()), 2), Size(instr.operand(1)->shape()));
+      break;
+    case HloOpcode::kSlice:
+      cost.bytes_accessed = SatMul(Size(instr.shape()), 2);
+      break;
+    case HloOpcode::kDynamicSlice:
+      if (instr.operand_count() < 2) break;
+      cost.bytes_accessed = SatAdd(SatMul(Size(instr.shape()), 2), Size(instr.operand(1)->shape()));
+      break;
+    case HloOpcode::kDynamicUpdateSlice:
+      if (instr.operand_count() < 3) break;
+      cost.bytes_accessed = SatAdd(SatMul(Size(instr.operand(1)->shape()), 2), Size(instr.operand(2)->shape()));
+      break;
+    case HloOpcode::kSort: {
+      if (instr.operand_count() < 1) break;
+      const int64_t n = Elements(instr.operand(0)->shape());
+      int64_t log = 0;
+      while (log < 63 && (int64_t{1} << log) < n) ++log;  // Log2Ceiling
+      cost.flops = SatMul(n, log);
+      break;
+    }
+    case HloOpcode::kRng:
+      cost.transcendentals = Elements(instr.shape());
+      break;
+    case HloOpcode::kRngBitGenerator:
+      cost.transcendentals = ElementsRecursive(instr.shape());
+      break;
+    case HloOpcode::kAllReduce:
+    case HloOpcode::kAllReduceStart: {
+      // XLA assumes two replicas: one FLOP per output element.
+      int64_t outputs = 0;
+      cost.flops = ElementsRecursive(instr.shape());
+      std::vector<const Shape*> todo = {&instr.shape()};
+      while (!todo.empty()) {
+        const Shape* s = todo.back();
+        todo.pop_back();
+        if (s->IsTuple())
+          todo.insert(todo.end(), s->tuple_shapes.begin(), s->tuple_shapes.end());
+        else if (s->IsArray())
+          outputs = SatAdd(outputs, Size(*s));
+      }
+      int64_t bytes = outputs;
+      for (const HloInstruction* o : instr.operands()) bytes = SatAdd(bytes, Size(o->shape()));
+      cost.bytes_accessed = bytes;
+      break;
+    }
+    case HloOpcode::kTriangularSolve: {
+      if (instr.operand_count() < 2) break;
+      const Shape& a = instr.operand(0)->shape();
+      cost.bytes_accessed = SatAdd(SatAdd(Size(instr.shape()), Size(a) / 2), Size(instr.operand(1)->shape()));
+      const int64_t last = a.rank() > 0 ? a.dimensions.back() : 1;
+      cost.flops = SatMul(kFmaFlops, SatMul(last, Elements(instr.operand(1)->shape())));
+      break;
+    }
+    case HloOpcode::kCholesky: {
+      if (instr.operand_count() < 1) break;
+      const Shape& a = instr.operand(0)->shape();
+      cost.bytes_accessed = Size(a) / 2 * 2;
+      const int64_t last = a.rank() > 0 ? a.dimensions.back() : 1;
+      cost.flops = SatMul(last, Elements(a)) / 3;
+      break;
+    }
+    case HloOpcode::kCustomCall:
+      if (AsXla()) {
+        cost.flops = 0;
+        cost.bytes_accessed = 0;
+        cost.xla_unknown_calls = 1;
+      } else {
+        incomplete_ = true;  // what it computes is the library's
+      }
+      break;
+    case HloOpcode::kFusion:
+      Fusion(instr, cost);
+      break;
+    case HloOpcode::kWhile:
+      if (AsXla()) {
+        cost = Computation(instr.while_body());
+        cost += Computation(instr.while_condition());
+      } else {
+        cost = {};
+      }
+      break;
+    case HloOpcode::kCall:
+    case HloOpcode::kAsyncStart:
+      if (AsXla()) {
+        const HloComputation* called = op == HloOpcode::kCall ? instr.called(CallRole::kToApply) : nullptr;
+        if (!called)
+          for (const CalledComputation& c : instr.called_computations())
+            if (c.role == CallRole::kCalls || c.role == CallRole::kToApply) called = c.computation;
+        cost = Computation(called);
+      } else {
+        cost = {};
+      }
+      break;
+    case HloOpcode::kConditional:
+      if (AsXla()) {
+        cost = {};
+        bool first = true;
+        for (const CalledComputation& c : instr.called_computations()) {
+          if (c.role != CallRole::kBranch && c.role != CallRole::kTrueComputation &&
+              c.role != CallRole::kFalseComputation)
+            continue;
+          HloCost b = Computation(c.computation);
+          if (first) {
+            cost = b;
+            first = false;
+          } else {
+            cost.flops = std::max(cost.flops, b.flops);
+            cost.transcendentals = std::max(cost.transcendentals, b.transcendentals);
+            cost.bytes_accessed = std::max(cost.bytes_accessed, b.bytes_accessed);
+            cost.incomplete |= b.incomplete;
+            cost.xla_unknown_calls = std::max(cost.xla_unknown_calls, b.xla_unknown_calls);
+          }
+        }
+      } else {
+        cost = {};
+      }
+      break;
+    case HloOpcode::kAsyncUpdate:
+    case HloOpcode::kAsyncDone:
+    case HloOpcode::kAllReduceDone:
+    case HloOpcode::kAllGatherDone:
+    case HloOpcode::kCollectivePermuteDone:
+    case HloOpcode::kCopyDone:
+    case HloOpcode::kSendDone:
+    case HloOpcode::kRecvDone:
+      // XLA keeps Preprocess's default (and so counts the pair twice); one
+      // run of the pair is the start's.
+      if (!AsXla()) cost.bytes_accessed = 0;
+      break;
+    default:
+      if (op != HloOpcode::kCopy && (IsElementwiseOpcode(op) || op == HloOpcode::kCompare ||
+                                     op == HloOpcode::kSelect || op == HloOpcode::kClamp ||
+                                     op == HloOpcode::kConvert || op == HloOpcode::kReducePrecision ||
+                                     op == HloOpcode::kBitcastConvert))
+        Elementwise(instr, cost);
+      break;
+  }
+  cost.incomplete |= incomplete_;
+  return cost;
+}
+
+}  // namespace
+
+HloCost& HloCost::operator+=(const HloCost& other) {
+  flops = SatAdd(flops, other.flops);
+  transcendentals = SatAdd(transcendentals, other.transcendentals);
+  bytes_accessed = SatAdd(bytes_accessed, other.bytes_accessed);
+  incomplete |= other.incomplete;
+  xla_unknown_calls = SatAdd(xla_unknown_calls, other.xla_unknown_calls);
+  return *this;
+}
+
+HloCost HloCost::Times(int64_t n) const {
+  HloCost c = *this;
+  c.flops = SatMul(flops, n);
+  c.transcendentals = SatMul(transcendentals, n);
+  c.bytes_accessed = SatMul(bytes_accessed, n);
+  return c;
+}
+
+HloCost CostOf(const HloInstruction& instr, const CostOptions& options) { return Coster(options).Of(instr); }
+
+HloCost XlaCostAnalysisOf(const HloModule& module, int pointer_size) {
+  HloCost sum;
+  const HloComputation* entry = module.entry_computation();
+  if (!entry) return sum;
+  CostOptions options;
+  options.counting = CostCounting::kAsXla;
+  options.pointer_size = pointer_size;
+  for (const HloInstruction* i : entry->instructions()) sum += CostOf(*i, options);
+  return sum;
+}
+
+bool IsKernel(const HloInstruction& instr) {
+  switch (instr.opcode()) {
+    case HloOpcode::kParameter:
+    case HloOpcode::kConstant:
+    case HloOpcode::kGetTupleElement:
+    case HloOpcode::kTuple:
+    case HloOpcode::kBitcast:
+    case HloOpcode::kAfterAll:
+    case HloOpcode::kAddDependency:
+    case HloOpcode::kDomain:
+    case HloOpcode::kOptimizationBarrier:
+    case HloOpcode::kWhile:
+    case HloOpcode::kCall:
+    case HloOpcode::kConditional:
+    case HloOpcode::kAsyncStart:
+    case HloOpcode::kAsyncUpdate:
+    case HloOpcode::kAsyncDone:
+    case HloOpcode::kAllReduceDone:
+    case HloOpcode::kAllGatherDone:
+    case HloOpcode::kCollectivePermuteDone:
+    case HloOpcode::kCopyDone:
+    case HloOpcode::kSendDone:
+    case HloOpcode::kRecvDone:
+    case HloOpcode::kPartitionId:
+    case HloOpcode::kReplicaId:
+      return false;
+    default:
+      return true;
+  }
+}
+
+}  // namespace hloscope
