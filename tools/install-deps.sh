@@ -12,9 +12,10 @@ if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 # only these: --runtime); the tests' own tools come after.
 runtime=(build-essential cmake ninja-build ccache git
   libfmt-dev libcli11-dev nlohmann-json3-dev
-  pkg-config libgraphviz-dev
+  pkg-config libgraphviz-dev zlib1g-dev
   python3-dev python3-venv python3-pip)
 # libgraphviz-dev: the HTML report's loop picture (Graphviz in process).
+# zlib1g-dev: profiler traces are gzip'd JSON (hloscope cost --trace).
 # ccache: the test build, the wheel build and the newest-JAX build compile
 # the same C++ (tools/ccache-env.sh).
 tests=(time libgtest-dev libgmock-dev libbenchmark-dev

@@ -35,6 +35,7 @@ from ._report import (
     human_bytes,
 )
 from ._api import analyze, inspect
+from ._cost import CostReport, cost
 from ._assertions import assert_budget, assert_inplace, assert_memory
 from ._diff import Diff, ScalingBuffer, ScalingFinding, ScalingResult, assert_no_regression, diff, scaling
 from ._watch import BudgetError, Watcher, watch
@@ -46,6 +47,8 @@ JSON_SCHEMA_VERSION = _hloscope.JSON_SCHEMA_VERSION
 __all__ = [
     "analyze",
     "inspect",
+    "cost",
+    "CostReport",
     "assert_inplace",
     "assert_budget",
     "assert_memory",

@@ -160,6 +160,13 @@ def inspect(fn: Any, /, *args: Any, target: Any = None, **kwargs: Any) -> Report
             raise TypeError("target= cannot be given with a Lowered or Compiled object: it was "
                             "already lowered for its own device")
         return analyze(fn)
+    lowered, notes = _lower(fn, args, kwargs, target)
+    return _compile_and_check(lowered, notes)[0]
+
+
+def _lower(fn: Any, args: tuple, kwargs: dict, target: Any) -> "tuple[Any, list]":
+    """``fn.lower(*args, **kwargs)`` (fn jitted if it is not), for `target` when one is named
+    (inspect()'s targets), and the notes that say so."""
     import jax
 
     jitted = fn if hasattr(fn, "lower") else jax.jit(fn)
@@ -178,7 +185,7 @@ def inspect(fn: Any, /, *args: Any, target: Any = None, **kwargs: Any) -> Report
             args = _targets.place(args, devices[0])
             kwargs = _targets.place(kwargs, devices[0])
             notes.append(f"compiled for {t.name} ({devices[0].device_kind}) without the hardware")
-    return _compile_and_check(jitted.lower(*args, **kwargs), notes)[0]
+    return jitted.lower(*args, **kwargs), notes
 
 
 def _find_dump(folder: str) -> "Optional[tuple[str, Optional[str]]]":

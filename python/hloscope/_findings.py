@@ -424,12 +424,13 @@ def _dropped_text(d: Any) -> Optional[str]:
 
 @dataclass
 class Fusion:
-    """One fusion instruction (one kernel), as ``hloscope fusions --format json`` shows it."""
+    """One kernel — a fusion, or work XLA left unfused (a dot, a sort, a collective) — as
+    ``hloscope fusions --format json`` shows it."""
 
     instruction: str = ""
     computation: str = ""
     fused_computation: Optional[str] = None
-    kind: str = ""  # kLoop, kInput, kOutput, kCustom
+    kind: str = ""  # kLoop, kInput, kOutput, kCustom; an unfused kernel's opcode (dot, sort, ...)
     backend_kind: Optional[str] = None
     shape: str = ""
     instruction_count: int = 0
@@ -442,6 +443,8 @@ class Fusion:
     executions: Optional[int] = None
     executions_upper_bound: bool = False
     bytes_per_call: Optional[int] = None
+    flops: Optional[int] = None  # per run, XLA's HloCostAnalysis rules; None for a custom-call
+    transcendentals: Optional[int] = None
     enclosing_loops: list = field(default_factory=list)  # list[Ref]
     source: Optional[Source] = None
     updates: list = field(default_factory=list)  # list[Update] on this kernel

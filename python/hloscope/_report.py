@@ -60,6 +60,10 @@ class ModuleReport:
     # "temp_peak", "allocations", "allocation_count"}: docs/json-format.md, docs/memory.md);
     # None without the module's buffer-assignment dump.
     memory: Optional[dict] = None
+    # The work of one call ({"target", "per_call": {"flops", "transcendentals", "bytes_accessed",
+    # "matmul_flops", "estimated_seconds"}, "xla_cost_analysis", "top_kernels", "top_loops", ...}:
+    # docs/cost.md); hloscope.cost() has every line, loop and kernel.
+    cost: Optional[dict] = None
     extra: dict = field(default_factory=dict, repr=False, compare=False)
     _report: Optional["Report"] = field(default=None, repr=False, compare=False)
     _index: int = field(default=0, repr=False, compare=False)
@@ -111,6 +115,7 @@ _MODULE_CONVERT = {
     "collectives": _list(Collective),
     "spmd": dict,
     "memory": dict,
+    "cost": dict,
 }
 
 

@@ -138,6 +138,9 @@ class Tools:
     def fusions(self, path: str, scope: Optional[str] = None) -> tuple[str, dict]:
         return self._answer("fusions", [self.allowed_path(path)], ["--scope", scope] if scope else [])
 
+    def cost(self, path: str, target: Optional[str] = None) -> tuple[str, dict]:
+        return self._answer("cost", [self.allowed_path(path)], ["--target", target] if target else [])
+
     def scopes(self, path: str) -> tuple[str, dict]:
         return self._answer("scopes", [self.allowed_path(path)])
 
@@ -198,8 +201,11 @@ DESCRIPTIONS = {
              "a function name), with their kernel, loop, copies and updates.",
     "explain": "One instruction in plain words (opcode, shape, fusion, metadata, in place or not); without "
                "INSTRUCTION, a guided reading of the module.",
-    "fusions": "Every kernel (fusion): its kind, the operations and source lines fused into it, bytes read and "
-               "written, executions per call.",
+    "fusions": "Every kernel (each fusion, and each dot, sort, collective, ... left unfused): its kind, the "
+               "operations and source lines in it, bytes read and written, FLOPs, executions per call.",
+    "cost": "Where one call's work goes: FLOPs and bytes of every kernel × its executions (loop bodies as often "
+            "as they run), by source line, loop and kernel, with a roofline time estimate; target is cpu, h100, "
+            "a100, tpu-v5e, tpu-v5p or tpu-v4 (default: what the module was compiled for).",
     "scopes": "The jax.named_scope paths in the module, with how many instructions each holds.",
     "memory": "What one call needs per device by XLA's buffer assignment: the peak and its parts (arguments, "
               "outputs, donations, temporaries), what is live at the peak, every argument's donation.",
@@ -253,6 +259,9 @@ def build_server(options: ServerOptions):
     def fusions(path: str, scope: Optional[str] = None) -> CallToolResult:
         return answer(tools.fusions, path, scope)
 
+    def cost(path: str, target: Optional[str] = None) -> CallToolResult:
+        return answer(tools.cost, path, target)
+
     def scopes(path: str) -> CallToolResult:
         return answer(tools.scopes, path)
 
@@ -265,7 +274,7 @@ def build_server(options: ServerOptions):
     def collectives(path: str) -> CallToolResult:
         return answer(tools.collectives, path)
 
-    for fn in (check, where, explain, fusions, scopes, memory, diff, collectives):
+    for fn in (check, where, explain, fusions, cost, scopes, memory, diff, collectives):
         register(fn.__name__, fn)
     return server
 

@@ -8,6 +8,7 @@
 #include "hloscope/analysis/buffer_assignment_match.h"
 #include "hloscope/analysis/call_graph.h"
 #include "hloscope/analysis/collectives.h"
+#include "hloscope/analysis/module_cost.h"
 #include "hloscope/analysis/reshard_origin.h"
 #include "hloscope/analysis/thunks.h"
 #include "hloscope/support/saturating.h"
@@ -208,6 +209,9 @@ ModuleCheck CheckModule(const HloModule& module, const ExecutionCounts& counts, 
     memory.instructions = &*instructions;
     result.memory = AnalyzeMemory(module, *options.buffer_assignment, result, memory);
   }
+  // The work per call (no lines: those need the source index, which check
+  // does not build).
+  result.cost = SummarizeCost(CostModule(module, counts, nullptr));
   return result;
 }
 

@@ -36,9 +36,18 @@ void Compare(const ModuleDiff& m, DiffItem* item) {
   item->per_call_ratio = Ratio(a.bytes_per_call, b.bytes_per_call);
   if (item->bytes_ratio && m.size_ratio && std::abs(std::log(*m.size_ratio)) > 1e-9)
     item->exponent = std::log(*item->bytes_ratio) / std::log(*m.size_ratio);
-  // Arguments are what the experiment changes, not findings that grow.
-  item->grows = item->kind != DiffKind::kParameter && item->exponent && *item->exponent >= 0.5 &&
-                std::abs(std::log(*item->bytes_ratio)) > std::log(1.05);
+  item->flops_ratio = Ratio(a.flops, b.flops);
+  if (item->flops_ratio && m.size_ratio && std::abs(std::log(*m.size_ratio)) > 1e-9)
+    item->flops_exponent = std::log(*item->flops_ratio) / std::log(*m.size_ratio);
+  // One rule for every cost (bytes, and a kernel's FLOPs): it grows when its
+  // per-run figure grows at least as the square root of the arguments, and
+  // by more than 5 %. Arguments are what the experiment changes, not
+  // findings that grow.
+  auto grows_by = [](std::optional<double> exponent, std::optional<double> ratio) {
+    return exponent && ratio && *exponent >= 0.5 && std::abs(std::log(*ratio)) > std::log(1.05);
+  };
+  item->grows = item->kind != DiffKind::kParameter && (grows_by(item->exponent, item->bytes_ratio) ||
+                                                       grows_by(item->flops_exponent, item->flops_ratio));
   if (item->grows) {
     // The argument it tracks: the one it copies, else one that grew as much
     // as the array involved, else the one that grew the most.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "hloscope/analysis/jax_op_name.h"
 #include "hloscope/analysis/policy.h"
@@ -84,6 +85,7 @@ class SideBuilder {
     s.instructions.push_back(one.instructions[0]);
     s.bytes = SatAdd(s.bytes, one.bytes);
     s.bytes_per_call = SatAdd(s.bytes_per_call, one.bytes_per_call);
+    if (s.flops || one.flops) s.flops = SatAdd(s.flops, one.flops);
     if (!s.executions || (one.executions && *one.executions > *s.executions)) s.executions = one.executions;
     if (!s.array_bytes || (one.array_bytes && *one.array_bytes > *s.array_bytes))
       s.array_bytes = one.array_bytes;
@@ -253,6 +255,14 @@ class SideBuilder {
   }
 
   void AddKernel(const DocKernel& k) {
+    // A collective kernel is a collective finding already (matched by its
+    // family and cause); one item each.
+    static const std::set<std::string, std::less<>> kCollectives = {
+        "all-gather",          "all-gather-start",   "all-reduce",
+        "all-reduce-start",    "reduce-scatter",     "all-to-all",
+        "ragged-all-to-all",   "collective-permute", "collective-permute-start",
+        "collective-broadcast"};
+    if (kCollectives.count(k.kind)) return;
     SourceFacts src = SourceOf(k.source);
     std::string opset;
     for (size_t i = 0; i < k.opcodes.size(); ++i) opset += (i ? "," : "") + k.opcodes[i];
@@ -261,6 +271,7 @@ class SideBuilder {
     s.bytes = SatAdd(k.bytes_read, k.bytes_written);
     s.bytes_per_call = k.bytes_per_call;
     s.executions = k.executions;
+    s.flops = k.flops;
     s.in_loop = k.loop_depth > 0;
     s.library = Library(k.source);
     std::string pattern = ShapePattern(s.shape);

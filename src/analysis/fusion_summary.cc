@@ -8,6 +8,7 @@
 
 #include "hloscope/analysis/backend_config.h"
 #include "hloscope/analysis/call_graph.h"
+#include "hloscope/analysis/hlo_cost.h"
 #include "hloscope/analysis/kernel_traffic.h"
 #include "hloscope/analysis/scope_filter.h"
 #include "hloscope/support/saturating.h"
@@ -53,12 +54,46 @@ bool IsInterestingFusedOpcode(HloOpcode opcode) {
   }
 }
 
+bool IsUnfusedKernel(HloOpcode opcode) {
+  switch (opcode) {
+    case HloOpcode::kDot:
+    case HloOpcode::kRaggedDot:
+    case HloOpcode::kScaledDot:
+    case HloOpcode::kConvolution:
+    case HloOpcode::kSort:
+    case HloOpcode::kReduce:
+    case HloOpcode::kReduceWindow:
+    case HloOpcode::kSelectAndScatter:
+    case HloOpcode::kScatter:
+    case HloOpcode::kGather:
+    case HloOpcode::kFft:
+    case HloOpcode::kCustomCall:
+    case HloOpcode::kTriangularSolve:
+    case HloOpcode::kCholesky:
+    case HloOpcode::kRngBitGenerator:
+    case HloOpcode::kTopK:
+    case HloOpcode::kAllGather:
+    case HloOpcode::kAllGatherStart:
+    case HloOpcode::kAllReduce:
+    case HloOpcode::kAllReduceStart:
+    case HloOpcode::kReduceScatter:
+    case HloOpcode::kAllToAll:
+    case HloOpcode::kRaggedAllToAll:
+    case HloOpcode::kCollectivePermute:
+    case HloOpcode::kCollectivePermuteStart:
+    case HloOpcode::kCollectiveBroadcast:
+      return true;
+    default:
+      return false;
+  }
+}
+
 std::vector<const HloInstruction*> KernelsOf(const HloModule& module) {
   std::vector<const HloInstruction*> out;
   for (const HloComputation* comp : module.computations()) {
     if (!IsSequentialRole(RoleOf(*comp))) continue;
     for (const HloInstruction* instr : comp->instructions())
-      if (instr->opcode() == HloOpcode::kFusion) out.push_back(instr);
+      if (instr->opcode() == HloOpcode::kFusion || IsUnfusedKernel(instr->opcode())) out.push_back(instr);
   }
   return out;
 }
@@ -80,8 +115,14 @@ FusionSummary SummarizeFusion(const HloInstruction& fusion, const SourceIndex& i
                               const KernelTraffic* known_traffic) {
   FusionSummary s;
   s.fusion = &fusion;
-  const HloComputation* fused = fusion.fused_computation();
-  s.backend_kind = FusionBackendKind(fusion);
+  const bool is_fusion = fusion.opcode() == HloOpcode::kFusion;
+  const HloComputation* fused = is_fusion ? fusion.fused_computation() : nullptr;
+  if (is_fusion) s.backend_kind = FusionBackendKind(fusion);
+  HloCost cost = CostOf(fusion);
+  if (!cost.incomplete) {
+    s.flops = cost.flops;
+    s.transcendentals = cost.transcendentals;
+  }
   s.source = index.Location(fusion);
   s.executions = counts.Of(&fusion);
   s.executions_upper_bound = counts.IsUpperBound(fusion.parent());
@@ -101,6 +142,14 @@ FusionSummary SummarizeFusion(const HloInstruction& fusion, const SourceIndex& i
   std::vector<const HloComputation*> comps;
   KernelComputations(fused, &comps, 0);
   std::map<std::string_view, int64_t> by_opcode;
+  if (!is_fusion) {
+    // An unfused kernel is its one operation (and its reducer's lines).
+    s.instruction_count = 1;
+    ++by_opcode[fusion.opcode_text()];
+    if (IsInterestingFusedOpcode(fusion.opcode())) s.interesting.push_back({&fusion, s.source});
+    for (const CalledComputation& cc : fusion.called_computations())
+      KernelComputations(cc.computation, &comps, 0);
+  }
   for (const HloComputation* comp : comps) {
     bool fused_body = RoleOf(*comp) == ComputationRole::kFused;
     for (const HloInstruction* instr : comp->instructions()) {
@@ -147,7 +196,8 @@ FusionSelection SelectFusions(const SourceIndex& index, const ExecutionCounts& c
     if (!scope.empty()) {
       bool match = scope.Matches(index.OpNameOf(*instr));
       std::vector<const HloComputation*> comps;
-      KernelComputations(instr->fused_computation(), &comps, 0);
+      for (const CalledComputation& cc : instr->called_computations())
+        KernelComputations(cc.computation, &comps, 0);
       for (size_t c = 0; c < comps.size() && !match; ++c)
         for (const HloInstruction* inner : comps[c]->instructions())
           if (scope.Matches(index.OpNameOf(*inner))) {

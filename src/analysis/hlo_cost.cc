@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <optional>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
+#include "hloscope/analysis/op_flops.h"
 #include "hloscope/ir/computation.h"
 #include "hloscope/ir/opcode.h"
 #include "hloscope/ir/window.h"
@@ -13,12 +15,14 @@
 namespace hloscope {
 namespace {
 
-// XLA's kFmaFlops: a fused multiply-add is two FLOPs.
-constexpr int64_t kFmaFlops = 2;
+// Costs of whole computations, kept across one CostOf: a computation called
+// from many places (a reducer, a diamond of calls in hostile input) is
+// costed once, not once per path to it (2^60 paths in 60 levels).
+using ComputationMemo = std::unordered_map<const HloComputation*, HloCost>;
 
 class Coster {
  public:
-  explicit Coster(const CostOptions& options) : options_(options) {}
+  Coster(const CostOptions& options, ComputationMemo& memo) : options_(options), memo_(memo) {}
 
   HloCost Of(const HloInstruction& instr);
 
@@ -64,7 +68,13 @@ class Coster {
       incomplete_ = true;
       return sum;
     }
-    for (const HloInstruction* i : comp->instructions()) sum += Coster(AsXlaOptions()).Of(*i);
+    auto [it, fresh] = memo_.try_emplace(comp);
+    if (!fresh) return it->second;
+    // A computation that calls itself (the verifier rejects cycles; this
+    // keeps a cycle from recursing forever regardless) costs what is known.
+    it->second.incomplete = true;
+    for (const HloInstruction* i : comp->instructions()) sum += Coster(AsXlaOptions(), memo_).Of(*i);
+    memo_[comp] = sum;
     return sum;
   }
   CostOptions AsXlaOptions() const {
@@ -82,39 +92,16 @@ class Coster {
   }
 
   void Elementwise(const HloInstruction& instr, HloCost& cost);
-  int64_t DotFlops(const HloInstruction& dot);
-  int64_t ConvolutionFlops(const HloInstruction& conv);
   void ReduceWindow(const HloInstruction& instr, HloCost& cost);
   void Fusion(const HloInstruction& fusion, HloCost& cost);
   int64_t FusionParameterReadBytes(const HloInstruction& value);
   bool TransposeIsBitcast(const HloInstruction& transpose);
 
   CostOptions options_;
+  ComputationMemo& memo_;
+  int64_t read_budget_ = int64_t{1} << 20;
   bool incomplete_ = false;
 };
-
-bool IsTranscendental(HloOpcode op) {
-  switch (op) {
-    case HloOpcode::kErf:
-    case HloOpcode::kTan:
-    case HloOpcode::kExp:
-    case HloOpcode::kLog:
-    case HloOpcode::kLogistic:
-    case HloOpcode::kPower:
-    case HloOpcode::kSqrt:
-    case HloOpcode::kCbrt:
-    case HloOpcode::kRsqrt:
-    case HloOpcode::kTanh:
-    case HloOpcode::kSin:
-    case HloOpcode::kCos:
-    case HloOpcode::kExpm1:
-    case HloOpcode::kLog1p:
-    case HloOpcode::kAtan2:
-      return true;
-    default:
-      return false;
-  }
-}
 
 void Coster::Elementwise(const HloInstruction& instr, HloCost& cost) {
   const int64_t n = Elements(instr.shape());
@@ -122,104 +109,6 @@ void Coster::Elementwise(const HloInstruction& instr, HloCost& cost) {
     cost.transcendentals = n;
   else
     cost.flops = n;
-}
-
-int64_t Coster::DotFlops(const HloInstruction& dot) {
-  if (dot.operand_count() < 1) return 0;
-  const Shape& lhs = dot.operand(0)->shape();
-  std::optional<std::vector<int64_t>> contracting = IntListAttribute(dot, "lhs_contracting_dims");
-  int64_t width = 1;
-  if (!contracting) {
-    incomplete_ = true;
-  } else {
-    for (int64_t d : *contracting) {
-      if (d < 0 || d >= lhs.rank()) {
-        incomplete_ = true;
-        continue;
-      }
-      width = SatMul(width, lhs.dimensions[d]);
-    }
-  }
-  return SatMul(SatMul(kFmaFlops, Elements(dot.shape())), width);
-}
-
-// HloCostAnalysis::GetConvolutionFlops: FMAs = input features per group ×
-// output features × batch per group × Π over spatial dimensions of the
-// (kernel, output) position pairs that read a real input element.
-int64_t Coster::ConvolutionFlops(const HloInstruction& conv) {
-  std::optional<std::string_view> labels = conv.attribute("dim_labels");
-  std::optional<ConvolutionDimensionNumbers> dn = labels ? ParseDimLabels(*labels) : std::nullopt;
-  std::optional<std::vector<WindowDimension>> window = WindowOf(conv);
-  std::optional<int64_t> feature_groups = IntAttribute(conv, "feature_group_count", 1);
-  std::optional<int64_t> batch_groups = IntAttribute(conv, "batch_group_count", 1);
-  if (!dn || !window || !feature_groups || !batch_groups || *feature_groups < 1 || *batch_groups < 1 ||
-      conv.operand_count() < 2) {
-    incomplete_ = true;
-    return 0;
-  }
-  const Shape& lhs = conv.operand(0)->shape();
-  const Shape& rhs = conv.operand(1)->shape();
-  const Shape& out = conv.shape();
-  auto dim = [&](const Shape& s, int64_t d) -> int64_t {
-    if (d < 0 || d >= s.rank()) {
-      incomplete_ = true;
-      return 0;
-    }
-    return s.dimensions[d];
-  };
-  std::vector<WindowDimension> w = *window;
-  std::vector<int64_t> kernel_limits, output_limits, input_limits;
-  if (w.empty()) {
-    w.push_back({});
-    kernel_limits = output_limits = input_limits = {1};
-  } else {
-    if (w.size() != dn->input_spatial.size()) {
-      incomplete_ = true;
-      return 0;
-    }
-    for (size_t s = 0; s < w.size(); ++s) {
-      kernel_limits.push_back(dim(rhs, dn->kernel_spatial[s]));
-      output_limits.push_back(dim(out, dn->output_spatial[s]));
-      input_limits.push_back(dim(lhs, dn->input_spatial[s]));
-    }
-  }
-  int64_t positions = 1;
-  for (size_t s = 0; s < w.size(); ++s) {
-    const WindowDimension& wd = w[s];
-    const int64_t in = input_limits[s], kernel = kernel_limits[s], output = output_limits[s];
-    if (in == output && kernel == output && in == wd.base_dilation && wd.window_dilation == 1 &&
-        std::max<int64_t>(1, in - 1) == wd.stride && wd.padding_low == 0 && wd.padding_high == 0) {
-      positions = SatMul(positions, in);
-      continue;
-    }
-    if (in == 1 && kernel == output && wd.window_dilation == 1 && wd.base_dilation == 1 && wd.stride == 1 &&
-        wd.padding_high == output - 1 && wd.padding_low == output - 1) {
-      positions = SatMul(positions, output);
-      continue;
-    }
-    // Kernel × output pairs: bounded by the shapes, which a module already
-    // holds; an absurd product would not finish, so count it as unknown.
-    if (SatMul(kernel, output) > (int64_t{1} << 32)) {
-      incomplete_ = true;
-      return 0;
-    }
-    int64_t valid = 0;
-    for (int64_t k = 0; k < kernel; ++k) {
-      for (int64_t o = 0; o < output; ++o) {
-        const int64_t undilated = o * wd.stride - wd.padding_low + k * wd.window_dilation;
-        const int64_t index = wd.base_dilation > 1 ? undilated / wd.base_dilation : undilated;
-        if (undilated != index * wd.base_dilation) continue;
-        if (index < 0 || index >= in) continue;
-        ++valid;
-      }
-    }
-    positions = SatMul(positions, valid);
-  }
-  const int64_t fmas = SatMul(SatMul(SatMul(dim(lhs, dn->input_feature) / *feature_groups,
-                                            dim(out, dn->output_feature)),
-                                     dim(lhs, dn->input_batch) / *batch_groups),
-                              positions);
-  return SatMul(fmas, kFmaFlops);
 }
 
 void Coster::ReduceWindow(const HloInstruction& instr, HloCost& cost) {
@@ -244,7 +133,8 @@ void Coster::ReduceWindow(const HloInstruction& instr, HloCost& cost) {
       const WindowDimension& d = (*window)[k];
       if (d.size != 1 && d.padding_low != 0 && d.padding_high != 0 && d.padding_low == d.padding_high &&
           d.size == 2 * d.padding_low + 1) {
-        if (static_cast<int64_t>(k) < instr.shape().rank() && d.padding_low == instr.shape().dimensions[k] - 1) {
+        if (static_cast<int64_t>(k) < instr.shape().rank() &&
+            d.padding_low == instr.shape().dimensions[k] - 1) {
           const int64_t span = instr.shape().dimensions[k];
           count = span > 0 ? outputs / span + (span - 1) : 0;
         }
@@ -259,6 +149,12 @@ void Coster::ReduceWindow(const HloInstruction& instr, HloCost& cost) {
 // parameter — slices read what they select, an in-place buffer is not
 // read by its update, other users share one read.
 int64_t Coster::FusionParameterReadBytes(const HloInstruction& value) {
+  // Nested fusions that pass a parameter on twice, level after level
+  // (hostile input), would be walked once per path: bounded.
+  if (--read_budget_ < 0) {
+    incomplete_ = true;
+    return 0;
+  }
   int64_t size = 0;
   bool seen_trivial_user = false;
   auto trivial = [&] {
@@ -342,7 +238,8 @@ void Coster::Fusion(const HloInstruction& fusion, HloCost& cost) {
         continue;
       }
       if (!shape->IsArray()) continue;
-      if (index.size() == 1 && root && root->opcode() == HloOpcode::kTuple && index[0] < root->operand_count() &&
+      if (index.size() == 1 && root && root->opcode() == HloOpcode::kTuple &&
+          index[0] < root->operand_count() &&
           root->operand(index[0])->opcode() == HloOpcode::kDynamicUpdateSlice &&
           root->operand(index[0])->operand_count() > 1) {
         bytes = SatAdd(bytes, update_size(root->operand(index[0])));
@@ -353,7 +250,8 @@ void Coster::Fusion(const HloInstruction& fusion, HloCost& cost) {
   }
   // Constants larger than an immediate (more than one element) are read.
   for (const HloInstruction* i : fused->instructions()) {
-    if (i->opcode() == HloOpcode::kConstant && i->shape().IsArray() && i->shape().ElementCount().value_or(0) > 1)
+    if (i->opcode() == HloOpcode::kConstant && i->shape().IsArray() &&
+        i->shape().ElementCount().value_or(0) > 1)
       bytes = SatAdd(bytes, Size(i->shape()));
   }
   for (const HloInstruction* param : fused->instructions()) {
@@ -417,10 +315,10 @@ HloCost Coster::Of(const HloInstruction& instr) {
       if (TransposeIsBitcast(instr)) cost.bytes_accessed = 0;
       break;
     case HloOpcode::kDot:
-      cost.flops = DotFlops(instr);
+      cost.flops = DotFlops(instr, &incomplete_);
       break;
     case HloOpcode::kConvolution:
-      cost.flops = ConvolutionFlops(instr);
+      cost.flops = ConvolutionFlops(instr, &incomplete_);
       break;
     case HloOpcode::kFft: {
       if (instr.operand_count() < 1) break;
@@ -487,7 +385,8 @@ HloCost Coster::Of(const HloInstruction& instr) {
       break;
     case HloOpcode::kDynamicUpdateSlice:
       if (instr.operand_count() < 3) break;
-      cost.bytes_accessed = SatAdd(SatMul(Size(instr.operand(1)->shape()), 2), Size(instr.operand(2)->shape()));
+      cost.bytes_accessed =
+          SatAdd(SatMul(Size(instr.operand(1)->shape()), 2), Size(instr.operand(2)->shape()));
       break;
     case HloOpcode::kSort: {
       if (instr.operand_count() < 1) break;
@@ -607,10 +506,10 @@ HloCost Coster::Of(const HloInstruction& instr) {
       if (!AsXla()) cost.bytes_accessed = 0;
       break;
     default:
-      if (op != HloOpcode::kCopy && (IsElementwiseOpcode(op) || op == HloOpcode::kCompare ||
-                                     op == HloOpcode::kSelect || op == HloOpcode::kClamp ||
-                                     op == HloOpcode::kConvert || op == HloOpcode::kReducePrecision ||
-                                     op == HloOpcode::kBitcastConvert))
+      if (op != HloOpcode::kCopy &&
+          (IsElementwiseOpcode(op) || op == HloOpcode::kCompare || op == HloOpcode::kSelect ||
+           op == HloOpcode::kClamp || op == HloOpcode::kConvert || op == HloOpcode::kReducePrecision ||
+           op == HloOpcode::kBitcastConvert))
         Elementwise(instr, cost);
       break;
   }
@@ -637,7 +536,10 @@ HloCost HloCost::Times(int64_t n) const {
   return c;
 }
 
-HloCost CostOf(const HloInstruction& instr, const CostOptions& options) { return Coster(options).Of(instr); }
+HloCost CostOf(const HloInstruction& instr, const CostOptions& options) {
+  ComputationMemo memo;
+  return Coster(options, memo).Of(instr);
+}
 
 HloCost XlaCostAnalysisOf(const HloModule& module, int pointer_size) {
   HloCost sum;
@@ -646,7 +548,8 @@ HloCost XlaCostAnalysisOf(const HloModule& module, int pointer_size) {
   CostOptions options;
   options.counting = CostCounting::kAsXla;
   options.pointer_size = pointer_size;
-  for (const HloInstruction* i : entry->instructions()) sum += CostOf(*i, options);
+  ComputationMemo memo;  // shared: a computation called from the entry many times is costed once
+  for (const HloInstruction* i : entry->instructions()) sum += Coster(options, memo).Of(*i);
   return sum;
 }
 

@@ -88,9 +88,52 @@ std::optional<int64_t> ParameterReads(const HloInstruction& param, std::optional
   return std::min(read, *full);
 }
 
+// An unfused kernel, as HloCostAnalysis prices it: an update writes its
+// update, a selection reads what it selects; anything else reads its
+// operands and writes its output (array leaves: a variadic sort's tuple is
+// its arrays, not XLA's index table).
+KernelTraffic UnfusedTrafficOf(const HloInstruction& instr) {
+  KernelTraffic t;
+  auto size = [](const HloInstruction* i) { return LeafByteSizeOf(i->shape()); };
+  const int64_t n = instr.operand_count();
+  switch (instr.opcode()) {
+    case HloOpcode::kDynamicUpdateSlice:
+      if (n < 2) break;
+      t.bytes_written = size(instr.operand(1));
+      t.bytes_read = t.bytes_written;
+      for (int64_t i = 2; i < n; ++i) SatAccumulate(&t.bytes_read, size(instr.operand(i)));
+      return t;
+    case HloOpcode::kScatter: {
+      const int64_t operands = (n - 1) / 2;
+      if (operands < 1) break;
+      t.bytes_written = 0;
+      for (int64_t k = 0; k < operands; ++k)
+        SatAccumulate(&t.bytes_written, size(instr.operand(operands + 1 + k)));
+      // The rows it combines and the updates, and the indices.
+      t.bytes_read =
+          SatAdd(SatMul(t.bytes_written, std::optional<int64_t>(2)), size(instr.operand(operands)));
+      return t;
+    }
+    case HloOpcode::kGather:
+    case HloOpcode::kSlice:
+    case HloOpcode::kDynamicSlice:
+      t.bytes_written = LeafByteSizeOf(instr.shape());
+      t.bytes_read = t.bytes_written;
+      for (int64_t i = 1; i < n; ++i) SatAccumulate(&t.bytes_read, size(instr.operand(i)));
+      return t;
+    default:
+      break;
+  }
+  t.bytes_read = 0;
+  for (const HloInstruction* op : instr.operands()) SatAccumulate(&t.bytes_read, size(op));
+  t.bytes_written = LeafByteSizeOf(instr.shape());
+  return t;
+}
+
 }  // namespace
 
 KernelTraffic TrafficOf(const HloInstruction& fusion) {
+  if (fusion.opcode() != HloOpcode::kFusion) return UnfusedTrafficOf(fusion);
   KernelTraffic t;
   std::vector<InPlaceWrite> writes = InPlaceWrites(fusion);
   const HloComputation* fused = fusion.fused_computation();

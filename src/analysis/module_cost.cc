@@ -23,17 +23,21 @@ struct FlopsShare {
 
 // The FLOPs of a fusion split by the lines of the operations fused into it
 // (nested fusions looked through; a reducer's work is its reduce's).
-void FusedShares(const HloComputation& fused, const SourceIndex& index, std::vector<FlopsShare>& out) {
+// `budget` bounds the instructions visited: nested fusions may share a
+// fused computation (hostile input), and every path to it would be walked.
+void FusedShares(const HloComputation& fused, const SourceIndex* index, std::vector<FlopsShare>& out,
+                 int64_t& budget) {
   CostOptions as_xla;
   as_xla.counting = CostCounting::kAsXla;
   for (const HloInstruction* i : fused.instructions()) {
+    if (--budget < 0) return;
     if (i->opcode() == HloOpcode::kFusion) {
-      if (const HloComputation* inner = i->fused_computation()) FusedShares(*inner, index, out);
+      if (const HloComputation* inner = i->fused_computation()) FusedShares(*inner, index, out, budget);
       continue;
     }
     HloCost c = CostOf(*i, as_xla);
     if (c.flops <= 0 && c.transcendentals <= 0) continue;
-    const SourceLocation* loc = index.Location(*i);
+    const SourceLocation* loc = index ? index->Location(*i) : nullptr;
     if (loc && !loc->has_line()) loc = nullptr;
     FlopsShare s{loc, std::max<int64_t>(c.flops, 0), c.transcendentals, IsMatmul(i->opcode()) ? c.flops : 0};
     auto same = std::find_if(out.begin(), out.end(), [&](const FlopsShare& o) { return o.source == loc; });
@@ -61,7 +65,7 @@ void SortBySeconds(std::vector<T>& v, auto id_of) {
 
 }  // namespace
 
-ModuleCost CostModule(const HloModule& module, const ExecutionCounts& counts, const SourceIndex& index,
+ModuleCost CostModule(const HloModule& module, const ExecutionCounts& counts, const SourceIndex* index,
                       const ModuleCostOptions& options) {
   ModuleCost out;
   out.module = &module;
@@ -87,7 +91,8 @@ ModuleCost CostModule(const HloModule& module, const ExecutionCounts& counts, co
         continue;
       std::vector<FlopsShare> shares;
       if (instr->opcode() == HloOpcode::kFusion && instr->fused_computation()) {
-        FusedShares(*instr->fused_computation(), index, shares);
+        int64_t budget = int64_t{1} << 20;
+        FusedShares(*instr->fused_computation(), index, shares, budget);
       } else if (k.per_run.flops > 0 || k.per_run.transcendentals > 0) {
         shares.push_back({nullptr, k.per_run.flops, k.per_run.transcendentals,
                           IsMatmul(instr->opcode()) ? k.per_run.flops : 0});
@@ -106,15 +111,15 @@ ModuleCost CostModule(const HloModule& module, const ExecutionCounts& counts, co
       k.per_call = k.per_run.Times(n);
       k.matmul_flops_per_call = SatMul(k.matmul_flops, n);
       k.seconds_per_call =
-          EstimateSeconds(roof, k.matmul_flops_per_call, SatAdd(k.per_call.flops, k.per_call.transcendentals) -
-                                                             k.matmul_flops_per_call,
+          EstimateSeconds(roof, k.matmul_flops_per_call,
+                          SatAdd(k.per_call.flops, k.per_call.transcendentals) - k.matmul_flops_per_call,
                           k.per_call.bytes_accessed);
       out.per_call += k.per_call;
       out.matmul_flops_per_call = SatAdd(out.matmul_flops_per_call, k.matmul_flops_per_call);
       out.seconds_per_call += k.seconds_per_call;
 
       // Lines: the bytes to the kernel's own line, FLOPs to their operations' lines.
-      const SourceLocation* own = index.Location(*instr);
+      const SourceLocation* own = index ? index->Location(*instr) : nullptr;
       if (own && !own->has_line()) own = nullptr;
       std::vector<LineCost*> touched;
       auto line_of = [&](const SourceLocation* loc) -> LineCost* {
@@ -130,11 +135,12 @@ ModuleCost CostModule(const HloModule& module, const ExecutionCounts& counts, co
       };
       if (LineCost* l = line_of(own)) {
         l->per_call.bytes_accessed = SatAdd(l->per_call.bytes_accessed, k.per_call.bytes_accessed);
-      } else {
+      } else if (index) {
         out.unattributed.bytes_accessed = SatAdd(out.unattributed.bytes_accessed, k.per_call.bytes_accessed);
       }
       for (const FlopsShare& s : shares) {
         LineCost* l = line_of(s.source ? s.source : own);
+        if (!l && !index) continue;
         HloCost& target = l ? l->per_call : out.unattributed;
         target.flops = SatAdd(target.flops, SatMul(s.flops, n));
         target.transcendentals = SatAdd(target.transcendentals, SatMul(s.transcendentals, n));
@@ -151,13 +157,20 @@ ModuleCost CostModule(const HloModule& module, const ExecutionCounts& counts, co
         share_seconds.push_back(EstimateSeconds(roof, SatMul(s.matmul_flops, n), SatMul(vector, n), 0));
         compute_seconds += share_seconds.back();
       }
+      auto give = [&](LineCost* l, double fraction) {
+        if (!l) return;
+        l->seconds_per_call += k.seconds_per_call * fraction;
+        auto& ks = l->kernel_shares;
+        if (!ks.empty() && ks.back().first == instr)
+          ks.back().second += fraction;
+        else
+          ks.emplace_back(instr, fraction);
+      };
       if (compute_seconds > memory_seconds && compute_seconds > 0) {
-        for (size_t i = 0; i < shares.size(); ++i) {
-          LineCost* l = line_of(shares[i].source ? shares[i].source : own);
-          if (l) l->seconds_per_call += k.seconds_per_call * share_seconds[i] / compute_seconds;
-        }
-      } else if (LineCost* l = line_of(own)) {
-        l->seconds_per_call += k.seconds_per_call;
+        for (size_t i = 0; i < shares.size(); ++i)
+          give(line_of(shares[i].source ? shares[i].source : own), share_seconds[i] / compute_seconds);
+      } else {
+        give(line_of(own), 1.0);
       }
       for (LineCost* l : touched) {
         ++l->kernels;
@@ -193,6 +206,27 @@ ModuleCost CostModule(const HloModule& module, const ExecutionCounts& counts, co
   SortBySeconds(out.lines, [](const LineCost& l) { return std::make_pair(l.file, l.line); });
   SortBySeconds(out.loops, [](const LoopCost& l) { return l.loop->id(); });
   return out;
+}
+
+CostSummary SummarizeCost(const ModuleCost& cost, size_t top) {
+  CostSummary s;
+  s.target = cost.roofline->name;
+  s.per_call = cost.per_call;
+  s.matmul_flops = cost.matmul_flops_per_call;
+  s.estimated_seconds = cost.seconds_per_call;
+  s.as_xla = cost.as_xla;
+  s.kernels = static_cast<int64_t>(cost.kernels.size());
+  s.kernels_unknown_executions = cost.kernels_unknown_executions;
+  s.kernels_incomplete = cost.kernels_incomplete;
+  for (size_t i = 0; i < cost.kernels.size() && i < top; ++i) {
+    const KernelCost& k = cost.kernels[i];
+    s.top_kernels.push_back({k.kernel, k.executions, k.per_call, k.seconds_per_call});
+  }
+  for (size_t i = 0; i < cost.loops.size() && i < top; ++i) {
+    const LoopCost& l = cost.loops[i];
+    s.top_loops.push_back({l.loop, l.executions, l.per_call, l.seconds_per_call});
+  }
+  return s;
 }
 
 }  // namespace hloscope

@@ -15,9 +15,12 @@ namespace {
 // 200–222 GFLOP/s, 64–67 GFLOP/s and 28–30 GB/s; the lower of each is here.
 constexpr Roofline kRooflines[] = {
     {"cpu", "a 2-core x86 CPU (measured)", 2.0e11, 6.4e10, 2.8e10,
-     "tools/measure_cpu_roofline.py on the project's 2-core CI machine (jax 0.10.2), 2026-12-05: medians of 7"},
-    {"h100", "NVIDIA H100 SXM (HBM3)", 989e12, 67e12, 3.35e12, "NVIDIA H100 data sheet: BF16 dense, FP32, HBM3"},
-    {"a100", "NVIDIA A100 SXM 80GB", 312e12, 19.5e12, 2.039e12, "NVIDIA A100 data sheet: BF16 dense, FP32, HBM2e"},
+     "tools/measure_cpu_roofline.py on the project's 2-core CI machine (jax 0.10.2), 2026-12-05: medians of "
+     "7"},
+    {"h100", "NVIDIA H100 SXM (HBM3)", 989e12, 67e12, 3.35e12,
+     "NVIDIA H100 data sheet: BF16 dense, FP32, HBM3"},
+    {"a100", "NVIDIA A100 SXM 80GB", 312e12, 19.5e12, 2.039e12,
+     "NVIDIA A100 data sheet: BF16 dense, FP32, HBM2e"},
     {"tpu-v5e", "Google TPU v5e (one chip)", 197e12, 197e12 / 8, 819e9,
      "Google Cloud TPU v5e documentation: BF16 peak, HBM bandwidth"},
     {"tpu-v5p", "Google TPU v5p (one chip)", 459e12, 459e12 / 8, 2.765e12,

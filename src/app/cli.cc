@@ -178,6 +178,8 @@ int RunInspection(const CommandLine& l, Command command, std::ostream& out, std:
       req.format = format;
       req.target = l.target;
       req.top = l.top;
+      req.trace = l.trace;
+      req.input.max_bytes = l.max_input_bytes;
       return WithSession(InputRequest(l, false, false), err,
                          [&](Session& s) { return RunCostCommand(s, req, out, err); });
     }

@@ -45,12 +45,12 @@ constexpr CommandEntry kCommands[] = {
      kTextJson, "FILE|DIR"},
     {C::kPrint, "print", "Parse and print the module back in canonical HLO text", {}, "FILE"},
     {C::kFusions, "fusions",
-     "Every kernel (fusion): its kind, the operations and source lines fused into it, bytes read and "
-     "written, "
-     "executions per call",
+     "Every kernel (each fusion, and each dot, sort, collective, ... XLA left unfused): its kind, the "
+     "operations and source lines in it, bytes read and written, FLOPs, executions per call",
      kTextJson, "FILE"},
     {C::kCost, "cost",
-     "Where a call's work goes: FLOPs and bytes of every kernel (fusions, dots, sorts, collectives, ...) times "
+     "Where a call's work goes: FLOPs and bytes of every kernel (fusions, dots, sorts, collectives, ...) "
+     "times "
      "its executions, summed by source line and loop, with a roofline time estimate (docs/cost.md)",
      kTextJson, "FILE"},
     {C::kWhere, "where",
@@ -70,7 +70,8 @@ constexpr CommandEntry kCommands[] = {
     {C::kMcp,
      "mcp",
      "Serve hloscope to coding agents over the Model Context Protocol (stdio): check, where, explain, "
-     "fusions, scopes, memory, diff and collectives as tools returning the JSON and a short text answer "
+     "fusions, cost, scopes, memory, diff and collectives as tools returning the JSON and a short text "
+     "answer "
      "(docs/agents.md; needs pip install 'hloscope[mcp]')",
      {},
      ""},
@@ -344,11 +345,19 @@ return cmd.add_option(std::string(f.names), l.format, fmt::format("{}: {}", Help
    BIND{return Opt(cmd, f, l.top)->check(CLI::Range(1, 1000000));
 }
 }
+, {"--trace", "PATH", "Input",
+   "a profiler trace of the program (jax.profiler's *.trace.json.gz): each kernel's measured time beside the "
+   "estimate, joined by XLA's instruction names",
+   {C::kCost}, BIND{return Opt(cmd, f, l.trace);
+}
+}
 , {"--target", "NAME", "Output",
-   "the machine the time estimate is for: cpu, h100, a100, tpu-v5e, tpu-v5p, tpu-v4 (default: what the module "
+   "the machine the time estimate is for: cpu, h100, a100, tpu-v5e, tpu-v5p, tpu-v4 (default: what the "
+   "module "
    "was compiled for — GPU as h100, TPU as tpu-v5e)",
    {C::kCost},
-   BIND{return Opt(cmd, f, l.target)->check(CLI::IsMember({"cpu", "h100", "a100", "tpu-v5e", "tpu-v5p", "tpu-v4"}));
+   BIND{return Opt(cmd, f, l.target)
+            ->check(CLI::IsMember({"cpu", "h100", "a100", "tpu-v5e", "tpu-v5p", "tpu-v4"}));
 }
 }
 ,

@@ -95,6 +95,7 @@ struct CommandLine {
   int reports = 2;
   // cost.
   std::string target;  // --target
+  std::string trace;   // --trace
   int top = 10;        // --top
 };
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "hloscope/analysis/instruction_facts.h"
+#include "hloscope/analysis/measured_cost.h"
 #include "hloscope/app/commands.h"
 #include "hloscope/ir/name_index.h"
 #include "hloscope/report/render_cost.h"
@@ -30,9 +31,20 @@ int RunCostCommand(Session& session, const CostRequest& request, std::ostream& o
       return kExitError;
     }
   }
+  std::optional<ProfileTrace> trace;
+  if (!request.trace.empty()) {
+    Result<ProfileTrace> read = ReadProfileTrace(request.trace, request.input);
+    if (!read.ok()) {
+      err << read.error().Format();
+      return kExitError;
+    }
+    trace = std::move(read.value());
+  }
   std::vector<ModuleCost> modules;
-  for (ModuleAnalysis* a : session.Analyses())
-    modules.push_back(CostModule(a->module, a->counts, a->EnsureSources(), options));
+  for (ModuleAnalysis* a : session.Analyses()) {
+    modules.push_back(CostModule(a->module, a->counts, &a->EnsureSources(), options));
+    if (trace) AttachMeasuredCost(*trace, modules.back());
+  }
   CostTextOptions text;
   text.top = request.top;
   Renderers r;

@@ -24,7 +24,8 @@ std::optional<std::vector<int64_t>> Split(std::string_view text, bool pairs) {
   size_t start = 0;
   while (start <= text.size()) {
     size_t x = text.find('x', start);
-    std::string_view part = text.substr(start, x == std::string_view::npos ? std::string_view::npos : x - start);
+    std::string_view part =
+        text.substr(start, x == std::string_view::npos ? std::string_view::npos : x - start);
     if (pairs) {
       size_t u = part.find('_');
       if (u == std::string_view::npos) return std::nullopt;
@@ -83,7 +84,8 @@ std::optional<std::vector<WindowDimension>> ParseWindow(std::string_view text) {
   size_t start = 0;
   while (start < text.size()) {
     size_t space = text.find(' ', start);
-    std::string_view field = text.substr(start, space == std::string_view::npos ? std::string_view::npos : space - start);
+    std::string_view field =
+        text.substr(start, space == std::string_view::npos ? std::string_view::npos : space - start);
     start = space == std::string_view::npos ? text.size() : space + 1;
     if (field.empty()) continue;
     size_t eq = field.find('=');
@@ -154,7 +156,8 @@ std::optional<std::vector<int64_t>> ParseIntList(std::string_view text) {
   size_t start = 0;
   while (start < text.size()) {
     size_t comma = text.find(',', start);
-    std::string_view part = text.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
+    std::string_view part =
+        text.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
     while (!part.empty() && part.front() == ' ') part.remove_prefix(1);
     auto n = Number(part);
     if (!n) return std::nullopt;

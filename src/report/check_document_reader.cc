@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "hloscope/report/enum_names.h"
+#include "hloscope/support/saturating.h"
 
 namespace hloscope {
 namespace {
@@ -169,6 +170,7 @@ DocKernel ReadKernel(const Json& k) {
   d.bytes_written = Int(k, "bytes_written");
   d.bytes_per_call = Int(k, "bytes_per_call");
   d.executions = Int(k, "executions");
+  if (std::optional<int64_t> f = Int(k, "flops")) d.flops = SatAdd(*f, Int(k, "transcendentals").value_or(0));
   d.loop_depth = Array(k, "enclosing_loops").size();
   d.source = SourceOf(k);
   return d;

@@ -193,6 +193,7 @@ std::string_view ViolationKindName(Violation::Kind kind) {
 }
 
 std::string_view FusionKindText(const HloInstruction& fusion) {
+  if (fusion.opcode() != HloOpcode::kFusion) return fusion.opcode_text();
   switch (fusion.fusion_kind()) {
     case FusionKind::kLoop:
       return "kLoop";

@@ -453,6 +453,8 @@ Json KernelJson(const FusionSummary& f) {
   j["executions"] = Opt(f.executions);
   j["executions_upper_bound"] = f.executions_upper_bound;
   j["bytes_per_call"] = Opt(f.bytes_per_call());
+  j["flops"] = Opt(f.flops);
+  j["transcendentals"] = Opt(f.transcendentals);
   j["enclosing_loops"] = Refs(f.enclosing_loops);
   j["source"] = f.source ? SourceJson(LocationOf(*f.source, *f.fusion)) : Json(nullptr);
   Json updates = Json::array();

@@ -13,6 +13,7 @@
 #include "hloscope/report/donation_words.h"
 #include "hloscope/report/enum_names.h"
 #include "hloscope/report/json_stream.h"
+#include "hloscope/report/render_cost.h"
 #include "hloscope/report/render_memory.h"
 #include "hloscope/report/thunk_words.h"
 #include "hloscope/report/wording.h"
@@ -333,6 +334,7 @@ void WriteCheckJson(const std::vector<const ModuleCheck*>& modules, const std::v
     head["spmd"] = SpmdJson(m->spmd);
     head["pre_partition"] = m->pre_partition_applied ? Json(m->pre_partition_path) : Json(nullptr);
     head["memory"] = MemoryJson(*m);
+    head["cost"] = CostSummaryJson(m->cost);
     js.Members(head);
     js.Array("parameters", m->parameters, [&](const ParameterFinding& p) { return ParameterJson(*m, p); });
     js.Array("copies", m->copies, CopyJson);

@@ -33,8 +33,10 @@ std::string KernelKind(const HloInstruction& k) {
     std::optional<std::string_view> target = k.attribute("custom_call_target");
     return fmt::format("custom-call {}", target ? Shown(*target) : "?");
   }
-  return Shown(k.opcode_text());
+  return std::string(FusionKindText(k));
 }
+
+std::string Measured(std::optional<double> seconds) { return seconds ? HumanSeconds(*seconds) : "-"; }
 
 std::string WhereText(const KernelCost& k) {
   if (!k.enclosing_loops.empty()) return fmt::format("in {}", Shown(k.enclosing_loops.front()->name()));
@@ -75,6 +77,16 @@ std::string HumanFlops(int64_t flops) {
   return u == 0 ? fmt::format("{} FLOP", flops) : fmt::format("{:.3g} {}", v, kUnits[u]);
 }
 
+std::string HumanCount(int64_t n) {
+  std::string flops = HumanFlops(n);
+  // HumanFlops's units without the word: "1.5 kFLOP" -> "1.5 k".
+  size_t at = flops.find("FLOP");
+  if (at == std::string::npos) return flops;
+  flops.erase(at, 4);
+  while (!flops.empty() && flops.back() == ' ') flops.pop_back();
+  return flops;
+}
+
 std::string HumanSeconds(double seconds) {
   if (!(seconds > 0)) return "0 s";
   if (seconds >= 1) return fmt::format("{:.3g} s", seconds);
@@ -83,46 +95,70 @@ std::string HumanSeconds(double seconds) {
   return fmt::format("{:.3g} ns", seconds * 1e9);
 }
 
-void RenderCostText(const std::vector<ModuleCost>& modules, const CostTextOptions& options, std::ostream& out) {
+void RenderCostText(const std::vector<ModuleCost>& modules, const CostTextOptions& options,
+                    std::ostream& out) {
   const size_t top = options.top > 0 ? static_cast<size_t>(options.top) : 0;
   for (size_t mi = 0; mi < modules.size(); ++mi) {
     const ModuleCost& m = modules[mi];
     const Roofline& roof = *m.roofline;
     if (mi) out << "\n";
-    out << fmt::format("{}: {} and {} accessed per call, per device; about {} on {} (a roofline estimate, not a "
-                       "measurement)\n",
-                       Shown(m.module->name()),
-                       HumanFlops(SatAdd(m.per_call.flops, m.per_call.transcendentals)),
-                       HumanBytes(m.per_call.bytes_accessed), HumanSeconds(m.seconds_per_call), roof.description);
-    out << fmt::format("  {} of the FLOPs in dots and convolutions; {} transcendental\n",
+    out << fmt::format(
+        "{}: {} and {} accessed per call, per device; about {} on {} (a roofline estimate, not a "
+        "measurement)\n",
+        Shown(m.module->name()), HumanFlops(SatAdd(m.per_call.flops, m.per_call.transcendentals)),
+        HumanBytes(m.per_call.bytes_accessed), HumanSeconds(m.seconds_per_call), roof.description);
+    out << fmt::format("  {} of the FLOPs in dots and convolutions; {} transcendentals\n",
                        Share(static_cast<double>(m.matmul_flops_per_call),
                              static_cast<double>(SatAdd(m.per_call.flops, m.per_call.transcendentals))),
-                       HumanFlops(m.per_call.transcendentals));
+                       HumanCount(m.per_call.transcendentals));
+    if (m.measured) {
+      const MeasuredCost& t = *m.measured;
+      if (!t.module_in_trace)
+        out << fmt::format(
+            "  measured: the trace {} has no event of {} (another program, or a tracer that does not "
+            "name HLO ops): nothing measured\n",
+            Shown(t.trace_path), Shown(m.module->name()));
+      else if (t.calls == 0)
+        out << fmt::format("  measured: the trace names {}, but none of its kernels: nothing measured\n",
+                           Shown(m.module->name()));
+      else
+        out << fmt::format(
+            "  measured: {} per call in its kernels ({} call{} traced; {} kernel{} with events{})\n",
+            HumanSeconds(t.seconds_per_call), t.calls, t.calls == 1 ? "" : "s", t.kernels_traced,
+            t.kernels_traced == 1 ? "" : "s",
+            t.kernels_not_traced ? fmt::format(", {} without", t.kernels_not_traced) : "");
+    }
     if (!m.loops.empty() || m.as_xla.flops != m.per_call.flops)
       out << fmt::format("  compiled.cost_analysis() says {} and {} (it counts each loop body once)\n",
-                         HumanFlops(m.as_xla.flops), HumanBytes(std::max<int64_t>(m.as_xla.bytes_accessed, 0)));
+                         HumanFlops(m.as_xla.flops),
+                         HumanBytes(std::max<int64_t>(m.as_xla.bytes_accessed, 0)));
     if (m.kernels_unknown_executions)
       out << fmt::format("  {} kernel{} inside loops whose trip count is unknown: left out of the totals\n",
                          m.kernels_unknown_executions, m.kernels_unknown_executions == 1 ? "" : "s");
     if (m.kernels_incomplete)
-      out << fmt::format("  {} kernel{} with work we cannot count (custom-calls, unknown sizes): their FLOPs are "
-                         "missing\n",
-                         m.kernels_incomplete, m.kernels_incomplete == 1 ? "" : "s");
+      out << fmt::format(
+          "  {} kernel{} with work we cannot count (custom-calls, unknown sizes): their FLOPs are "
+          "missing\n",
+          m.kernels_incomplete, m.kernels_incomplete == 1 ? "" : "s");
     const double total = m.seconds_per_call;
+    const bool measured = m.measured && m.measured->calls > 0;
 
     if (!m.lines.empty()) {
       out << "\n  Lines, by estimated time per call:\n";
-      out << fmt::format("    {:>6}  {:>9}  {:>11}  {:>10}  {}\n", "share", "est. time", "FLOPs", "bytes", "line");
+      out << fmt::format("    {:>6}  {:>9}{}  {:>11}  {:>10}  {}\n", "share", "est. time",
+                         measured ? fmt::format("  {:>9}", "measured") : "", "FLOPs", "bytes", "line");
       for (size_t i = 0; i < std::min(top, m.lines.size()); ++i) {
         const LineCost& l = m.lines[i];
         std::string fn = l.function.empty() ? "" : fmt::format(" ({})", Shown(l.function));
-        out << fmt::format("    {:>6}  {:>9}  {:>11}  {:>10}  {}{}{}\n", Share(l.seconds_per_call, total),
+        out << fmt::format("    {:>6}  {:>9}{}  {:>11}  {:>10}  {}{}{}\n", Share(l.seconds_per_call, total),
                            HumanSeconds(l.seconds_per_call),
+                           measured ? fmt::format("  {:>9}", Measured(l.measured_seconds_per_call)) : "",
                            HumanFlops(SatAdd(l.per_call.flops, l.per_call.transcendentals)),
                            HumanBytes(l.per_call.bytes_accessed), LineText(l.file, l.line), fn,
                            l.top_kernel ? fmt::format("  — most in {}", Shown(l.top_kernel->name())) : "");
       }
-      if (m.lines.size() > top) out << fmt::format("    … {} more lines (--top N, or --format json)\n", m.lines.size() - top);
+      if (m.lines.size() > top)
+        out << fmt::format("    … {} more lines (--top N, or --format json)\n", m.lines.size() - top);
     }
     if (!m.loops.empty()) {
       out << "\n  Loops, by estimated time per call:\n";
@@ -130,8 +166,9 @@ void RenderCostText(const std::vector<ModuleCost>& modules, const CostTextOption
         const LoopCost& l = m.loops[i];
         std::string trips =
             l.trip_count.count ? fmt::format("{} iterations", *l.trip_count.count) : "unknown trip count";
-        out << fmt::format("    {:>6}  {:>9}  {} ({}): per iteration {} and {}; per call {} and {}\n",
+        out << fmt::format("    {:>6}  {:>9}{}  {} ({}): per iteration {} and {}; per call {} and {}\n",
                            Share(l.seconds_per_call, total), HumanSeconds(l.seconds_per_call),
+                           measured ? fmt::format("  {:>9}", Measured(l.measured_seconds_per_call)) : "",
                            Shown(l.loop->name()), trips,
                            HumanFlops(SatAdd(l.per_iteration.flops, l.per_iteration.transcendentals)),
                            HumanBytes(l.per_iteration.bytes_accessed),
@@ -141,12 +178,14 @@ void RenderCostText(const std::vector<ModuleCost>& modules, const CostTextOption
     }
     if (!m.kernels.empty()) {
       out << "\n  Kernels, by estimated time per call:\n";
-      out << fmt::format("    {:>6}  {:>9}  {:>11}  {:>10}  {:>8}  {}\n", "share", "est. time", "FLOPs/run",
-                         "bytes/run", "runs", "kernel");
+      out << fmt::format("    {:>6}  {:>9}{}  {:>11}  {:>10}  {:>8}  {}\n", "share", "est. time",
+                         measured ? fmt::format("  {:>9}", "measured") : "", "FLOPs/run", "bytes/run", "runs",
+                         "kernel");
       for (size_t i = 0; i < std::min(top, m.kernels.size()); ++i) {
         const KernelCost& k = m.kernels[i];
-        out << fmt::format("    {:>6}  {:>9}  {:>11}  {:>10}  {:>8}  {} ({}) {}\n", Share(k.seconds_per_call, total),
-                           HumanSeconds(k.seconds_per_call),
+        out << fmt::format("    {:>6}  {:>9}{}  {:>11}  {:>10}  {:>8}  {} ({}) {}\n",
+                           Share(k.seconds_per_call, total), HumanSeconds(k.seconds_per_call),
+                           measured ? fmt::format("  {:>9}", Measured(k.measured_seconds_per_call)) : "",
                            HumanFlops(SatAdd(k.per_run.flops, k.per_run.transcendentals)),
                            HumanBytes(k.per_run.bytes_accessed),
                            ExecutionsText(k.executions, k.executions_upper_bound), Shown(k.kernel->name()),
@@ -156,6 +195,37 @@ void RenderCostText(const std::vector<ModuleCost>& modules, const CostTextOption
         out << fmt::format("    … {} more kernels (--top N, or --format json)\n", m.kernels.size() - top);
     }
   }
+}
+
+Json CostSummaryJson(const CostSummary& cost) {
+  Json j;
+  j["target"] = Str(cost.target);
+  Json total = CostJson(cost.per_call);
+  total["matmul_flops"] = cost.matmul_flops;
+  total["estimated_seconds"] = cost.estimated_seconds;
+  j["per_call"] = total;
+  Json xla = CostJson(cost.as_xla);
+  xla["flops"] = cost.as_xla.flops - cost.as_xla.xla_unknown_calls;
+  xla["bytes_accessed"] = cost.as_xla.bytes_accessed - cost.as_xla.xla_unknown_calls;
+  j["xla_cost_analysis"] = xla;
+  j["kernels"] = cost.kernels;
+  j["kernels_unknown_executions"] = cost.kernels_unknown_executions;
+  j["kernels_incomplete"] = cost.kernels_incomplete;
+  auto items = [](const std::vector<CostSummary::Item>& v, bool kernels) {
+    Json a = Json::array();
+    for (const CostSummary::Item& it : v) {
+      Json i = RefJson(it.instruction);
+      if (kernels) i["kind"] = KernelKind(*it.instruction);
+      i["executions"] = Opt(it.executions);
+      i["per_call"] = CostJson(it.per_call);
+      i["estimated_seconds"] = it.estimated_seconds;
+      a.push_back(std::move(i));
+    }
+    return a;
+  };
+  j["top_kernels"] = items(cost.top_kernels, true);
+  j["top_loops"] = items(cost.top_loops, false);
+  return j;
 }
 
 void WriteCostJson(const std::vector<ModuleCost>& modules, std::ostream& out) {
@@ -186,6 +256,18 @@ void WriteCostJson(const std::vector<ModuleCost>& modules, std::ostream& out) {
     head["kernels_unknown_executions"] = m.kernels_unknown_executions;
     head["kernels_incomplete"] = m.kernels_incomplete;
     head["unattributed"] = CostJson(m.unattributed);
+    if (m.measured) {
+      const MeasuredCost& t = *m.measured;
+      head["measured"] = {{"trace", t.trace_path},
+                          {"module_in_trace", t.module_in_trace},
+                          {"calls", t.calls},
+                          {"seconds_per_call", t.calls ? Json(t.seconds_per_call) : Json(nullptr)},
+                          {"kernels_traced", t.kernels_traced},
+                          {"kernels_not_traced", t.kernels_not_traced},
+                          {"ops_without_kernel", t.ops_without_kernel}};
+    } else {
+      head["measured"] = nullptr;
+    }
     js.Members(head);
 
     js.Key("lines");
@@ -197,6 +279,7 @@ void WriteCostJson(const std::vector<ModuleCost>& modules, std::ostream& out) {
       j["estimated_seconds"] = l.seconds_per_call;
       j["kernels"] = l.kernels;
       j["top_kernel"] = RefJson(l.top_kernel);
+      j["measured_seconds"] = Opt(l.measured_seconds_per_call);
       js.Value(j);
     }
     js.EndArray();
@@ -211,6 +294,7 @@ void WriteCostJson(const std::vector<ModuleCost>& modules, std::ostream& out) {
       j["per_call"] = CostJson(l.per_call);
       j["estimated_seconds"] = l.seconds_per_call;
       j["kernels"] = l.kernels;
+      j["measured_seconds"] = Opt(l.measured_seconds_per_call);
       js.Value(j);
     }
     js.EndArray();
@@ -227,6 +311,8 @@ void WriteCostJson(const std::vector<ModuleCost>& modules, std::ostream& out) {
       j["matmul_flops"] = k.matmul_flops;
       j["estimated_seconds"] = k.seconds_per_call;
       j["incomplete"] = k.per_run.incomplete;
+      j["measured_seconds"] = Opt(k.measured_seconds_per_call);
+      j["measured_runs"] = Opt(k.measured_runs_per_call);
       Json loops = Json::array();
       for (const HloInstruction* l : k.enclosing_loops) loops.push_back(Str(l->name()));
       j["loops"] = loops;

@@ -8,6 +8,7 @@
 
 #include "hloscope/analysis/cause_catalog.h"
 #include "hloscope/report/enum_names.h"
+#include "hloscope/report/render_cost.h"
 #include "hloscope/report/render_memory_diff.h"
 #include "hloscope/report/wording.h"
 #include "hloscope/support/human_bytes.h"
@@ -164,6 +165,10 @@ std::string GrowthText(const ModuleDiff& m, const DiffItem& it) {
   if (it.a->bytes_per_call != it.b->bytes_per_call)
     s +=
         fmt::format("; per call {} → {}", HumanBytes(it.a->bytes_per_call), HumanBytes(it.b->bytes_per_call));
+  // A kernel's work: its FLOPs per run, when they grow too (or alone).
+  if (it.flops_ratio && std::abs(std::log(*it.flops_ratio)) > std::log(1.05) && it.a->flops && it.b->flops)
+    s += fmt::format("; {} → {} per run ({})", HumanFlops(*it.a->flops), HumanFlops(*it.b->flops),
+                     Ratio(*it.flops_ratio));
   return s;
 }
 
@@ -365,6 +370,8 @@ void WriteDiffJson(const DiffResult& result, const DiffInputs& inputs,
       i["bytes_ratio"] = OptDouble(it.bytes_ratio);
       i["per_call_ratio"] = OptDouble(it.per_call_ratio);
       i["exponent"] = OptDouble(it.exponent);
+      i["flops_ratio"] = OptDouble(it.flops_ratio);
+      i["flops_exponent"] = OptDouble(it.flops_exponent);
       i["grows"] = it.grows;
       i["grows_with"] = it.grows_with.empty() ? Json(nullptr) : Json(it.grows_with);
       i["changes"] = ChangeTexts(it);

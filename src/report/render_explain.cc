@@ -342,12 +342,12 @@ Explanation ExplainModule(const ModuleAnalysis& a) {
   // Kinds and traffic of every kernel; a full summary (source lines) for
   // the five shown only.
   const std::vector<const HloInstruction*> kernels = KernelsOf(a.module);
-  ExplainSection s4{"4. Kernels (fusions)", {}};
+  ExplainSection s4{"4. Kernels (fusions and unfused work)", {}};
   std::map<std::string, int64_t> kinds;
   for (const HloInstruction* f : kernels) ++kinds[std::string(FusionKindText(*f))];
   parts.clear();
   for (auto& [k, n] : kinds) parts.push_back(fmt::format("{} {}", n, k));
-  s4.lines.push_back(fmt::format("{} fusion{}{}{}", kernels.size(), kernels.size() == 1 ? "" : "s",
+  s4.lines.push_back(fmt::format("{} kernel{}{}{}", kernels.size(), kernels.size() == 1 ? "" : "s",
                                  parts.empty() ? "" : ": ", fmt::join(parts, ", ")));
   std::vector<std::pair<const HloInstruction*, int64_t>> top;
   for (const HloInstruction* f : kernels) top.push_back({f, KernelBytesPerCall(*f, a.counts).value_or(-1)});

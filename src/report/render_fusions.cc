@@ -6,6 +6,7 @@
 
 #include "hloscope/report/enum_names.h"
 #include "hloscope/report/json_stream.h"
+#include "hloscope/report/render_cost.h"
 #include "hloscope/report/wording.h"
 #include "hloscope/support/human_bytes.h"
 
@@ -25,9 +26,11 @@ void RenderFusionsText(const std::vector<FusionSelection>& modules, std::string_
     for (auto& [k, n] : kinds) parts.push_back(fmt::format("{} {}", n, k));
     std::string scope_text =
         scope.empty() ? "" : fmt::format(" in scope '{}' (of {})", Shown(scope), m.kernels_total);
-    out << fmt::format("{}: {} fusion{}{}{}{} — each fusion is one kernel\n", m.module->name(),
-                       m.kernels.size(), m.kernels.size() == 1 ? "" : "s", scope_text,
-                       parts.empty() ? "" : ": ", fmt::join(parts, ", "));
+    out << fmt::format(
+        "{}: {} kernel{}{}{}{} — each fusion is one kernel, and so is each dot, sort, "
+        "collective, ... XLA left unfused\n",
+        m.module->name(), m.kernels.size(), m.kernels.size() == 1 ? "" : "s", scope_text,
+        parts.empty() ? "" : ": ", fmt::join(parts, ", "));
     for (size_t k = 0; k < m.kernels.size(); ++k) {
       const FusionSummary f = m.Summary(k);
       const HloInstruction* fusion = f.fusion;
@@ -58,6 +61,13 @@ void RenderFusionsText(const std::vector<FusionSelection>& modules, std::string_
       out << fmt::format("      bytes    reads {}, writes {} per run; {} per call\n",
                          HumanBytes(f.bytes_read), HumanBytes(f.bytes_written),
                          HumanBytes(f.bytes_per_call()));
+      if (!f.flops)
+        out << "      flops    unknown (a library call: its work is not in the HLO)\n";
+      else if (*f.flops > 0 || f.transcendentals.value_or(0) > 0)
+        out << fmt::format("      flops    {}{} per run\n", HumanFlops(*f.flops),
+                           f.transcendentals.value_or(0) > 0
+                               ? fmt::format(" and {} transcendentals", HumanCount(*f.transcendentals))
+                               : "");
       for (const std::string& s : KernelFindingLines(f)) out << fmt::format("      check    {}\n", s);
     }
   }

@@ -196,7 +196,7 @@ ENTRY %main (x: f32[16,16]) -> f32[16,16] {
   EXPECT_EQ(xla.flops, dot + 1 + 1);  // body (dot, add) and condition (compare) once
   ExecutionCounts counts = ExecutionCounts::Run(*m);
   SourceIndex index(*m);
-  ModuleCost cost = CostModule(*m, counts, index);
+  ModuleCost cost = CostModule(*m, counts, &index);
   EXPECT_EQ(cost.per_call.flops, 10 * (dot + 1) + 11);  // the condition runs 11 times
   ASSERT_FALSE(cost.kernels.empty());
   EXPECT_EQ(cost.kernels.front().kernel->name(), "d");
@@ -205,6 +205,14 @@ ENTRY %main (x: f32[16,16]) -> f32[16,16] {
   ASSERT_EQ(cost.loops.size(), 1u);
   EXPECT_EQ(cost.loops[0].per_iteration.flops, dot + 1);
   EXPECT_EQ(cost.loops[0].trip_count.count, 10);
+  // What check reports: the same totals, without lines.
+  ModuleCost no_lines = CostModule(*m, counts, nullptr);
+  EXPECT_TRUE(no_lines.lines.empty());
+  CostSummary summary = SummarizeCost(no_lines);
+  EXPECT_EQ(summary.per_call.flops, cost.per_call.flops);
+  EXPECT_EQ(summary.top_kernels.front().instruction->name(), "d");
+  ASSERT_EQ(summary.top_loops.size(), 1u);
+  EXPECT_EQ(summary.top_loops[0].per_call.flops, 10 * (dot + 1));
 }
 
 }  // namespace

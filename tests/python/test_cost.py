@@ -196,3 +196,55 @@ def test_text_answer_ranks_and_labels_the_estimate(hloscope_bin, compiled):
     r = subprocess.run([hloscope_bin, "cost", compiled["attention"]["path"], "--target", "v100"],
                        capture_output=True, text=True)
     assert r.returncode == 2 and "--target" in r.stderr
+
+
+def test_measured_time_from_a_profiler_trace():
+    """measure=True runs the program under jax.profiler: every kernel of the loop is seen 12 times a
+    call, the calls traced are counted from the trace, and measured time stands beside the estimate."""
+    hloscope = pytest.importorskip("hloscope", reason="the hloscope package is not installed")
+    import jax
+    import jax.numpy as jnp
+
+    def decode(cache, x, w):
+        def step(i, carry):
+            cache, x = carry
+            x = jnp.tanh(x @ w)
+            return jax.lax.dynamic_update_slice(cache, x[None], (i, 0, 0)), x
+        return jax.lax.fori_loop(0, 12, step, (cache, x))
+
+    args = (jnp.zeros((12, 64, 128)), jnp.ones((64, 128)), jnp.ones((128, 128)))
+    r = hloscope.cost(jax.jit(decode, donate_argnums=0), *args, measure=True, repeats=3)
+    m = r.measured
+    assert m["module_in_trace"] and m["calls"] == 3, m
+    assert m["seconds_per_call"] > 0
+    body = [k for k in r.kernels if k["executions"] == 12]
+    assert body and all(k["measured_runs"] == 12 for k in body if k["measured_seconds"] is not None)
+    matmul = max(r.kernels, key=lambda k: k["matmul_flops"])
+    assert matmul["matmul_flops"] == 2 * 64 * 128 * 128 and matmul["measured_seconds"] > 0
+    assert r.loops[0]["measured_seconds"] > 0
+    assert "measured:" in r.text and "3 calls traced" in r.text
+
+
+def test_trace_errors_and_other_programs(hloscope_bin, compiled, tmp_path):
+    path = compiled["attention"]["path"]
+    other = tmp_path / "other.trace.json"
+    other.write_text(json.dumps({"traceEvents": [
+        {"ph": "X", "name": "fusion", "dur": 12.5, "args": {"hlo_op": "fusion", "hlo_module": "jit_other"}}]}))
+    r = subprocess.run([hloscope_bin, "cost", path, "--trace", str(other)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "has no event of jit_attention" in r.stdout and "nothing measured" in r.stdout
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    r = subprocess.run([hloscope_bin, "cost", path, "--trace", str(bad)], capture_output=True, text=True)
+    assert r.returncode == 2 and r.stderr == f"{bad}: error: not a trace: the file is not JSON\n", r.stderr
+    cut = tmp_path / "cut.json.gz"
+    import gzip
+    cut.write_bytes(gzip.compress(other.read_bytes())[:20])
+    r = subprocess.run([hloscope_bin, "cost", path, "--trace", str(cut)], capture_output=True, text=True)
+    assert r.returncode == 2 and "not a readable gzip file" in r.stderr, r.stderr
+    # A small file that inflates past the input limit is refused, not read into memory.
+    bomb = tmp_path / "bomb.json.gz"
+    bomb.write_bytes(gzip.compress(b" " * 5_000_000))
+    r = subprocess.run([hloscope_bin, "cost", path, "--trace", str(bomb), "--max-input-bytes", "1000000"],
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and "larger than the input limit" in r.stderr, r.stderr

@@ -1,7 +1,7 @@
 """Every command's JSON validates against its JSON Schema (docs/schema/), on every fixture.
 
 The commands run in-process through the extension's run_cli (the CLI's own
-code): check (plain, scoped, with gates), stats, fusions, where, annotate,
+code): check (plain, scoped, with gates), stats, fusions, cost, where, annotate,
 explain (the module reading and one instruction), memory. The schemas are closed
 (additionalProperties: false), so a field the engine adds without
 documenting it fails here too.
@@ -20,7 +20,7 @@ from hloscope import _hloscope  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SCHEMA_DIR = os.path.join(REPO, "docs", "schema")
-COMMANDS = ("check", "stats", "memory", "fusions", "where", "annotate", "explain", "scopes")
+COMMANDS = ("check", "stats", "memory", "fusions", "cost", "where", "annotate", "explain", "scopes")
 
 
 def _registry():
@@ -96,6 +96,7 @@ def test_every_command_validates(hlo):
     validate("stats", run("stats", hlo, "--format", "json"), what)
     validate("memory", run("memory", hlo, "--format", "json"), what)
     validate("fusions", run("fusions", hlo, "--format", "json"), what)
+    validate("cost", run("cost", hlo, "--format", "json"), what)
     validate("where", run("where", hlo, program_file(hlo), "--format", "json",
                           "--source-root", REPO), what)
     validate("where", run("where", hlo, "nowhere.py:1", "--format", "json"), what + " (nothing)")

@@ -18,7 +18,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 EXAMPLE = os.path.join(REPO, "examples", "dumps", "replay_rollout.cpu_after_optimizations.txt")
-TOOLS = {"check", "where", "explain", "fusions", "scopes", "memory", "diff", "collectives"}
+TOOLS = {"check", "where", "explain", "fusions", "cost", "scopes", "memory", "diff", "collectives"}
 
 
 def serve(hloscope_bin, calls, *flags, cwd=REPO):
@@ -66,6 +66,7 @@ def test_each_tool_answers_with_its_command_json(hloscope_bin):
     calls = [("where", {"path": rel, "location": "make_dumps.py:32"}),
              ("explain", {"path": rel, "instruction": "copy.7"}),
              ("fusions", {"path": rel}),
+             ("cost", {"path": rel, "target": "h100"}),
              ("scopes", {"path": rel}),
              ("memory", {"path": rel}),
              ("diff", {"a": rel, "b": rel}),
@@ -75,15 +76,17 @@ def test_each_tool_answers_with_its_command_json(hloscope_bin):
         assert not r.is_error, (name, r.content)
         assert r.structured_content["command"] == name
         assert r.content[0].text.strip(), name
-    where, explain, fusions, scopes, memory, diff, collectives = (r.structured_content for r in results)
+    where, explain, fusions, cost, scopes, memory, diff, collectives = (r.structured_content for r in results)
     assert where == cli_json(hloscope_bin, "where", EXAMPLE, "make_dumps.py:32", "--source-root", REPO)
     assert "new_buf = buf.at[ptr].set(x)" in results[0].content[0].text  # the source, from the root
     assert explain == cli_json(hloscope_bin, "explain", EXAMPLE, "copy.7")
     assert fusions == cli_json(hloscope_bin, "fusions", EXAMPLE)
+    assert cost == cli_json(hloscope_bin, "cost", EXAMPLE, "--target", "h100")
+    assert cost["modules"][0]["target"]["name"] == "h100"
     assert memory == cli_json(hloscope_bin, "memory", EXAMPLE)
     assert memory["modules"][0]["memory"]["peak_bytes"] > 0
     assert collectives["modules"][0]["collectives"] == []
-    assert results[6].content[0].text.startswith("jit_rollout: 0 collectives")
+    assert results[7].content[0].text.startswith("jit_rollout: 0 collectives")
 
 
 def test_collectives_of_a_sharded_module(hloscope_bin):

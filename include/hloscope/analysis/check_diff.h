@@ -90,6 +90,7 @@ struct DiffSide {
   std::optional<int64_t> bytes;
   std::optional<int64_t> bytes_per_call;  // summed over the group
   std::optional<int64_t> executions;      // the most any of the group runs
+  std::optional<int64_t> flops;           // kernels: FLOPs per run (transcendentals included)
   std::optional<int64_t> array_bytes;     // bytes of the array involved (copied, updated, the parameter)
   DiffState state;                        // copies: cause; updates: verdict; loops: trip count; parameters
   bool scalar = false;                    // copies: scalar copies (summarized, not gated by default)
@@ -131,7 +132,11 @@ struct DiffItem {
   std::optional<double> per_call_ratio;  // b.bytes_per_call / a.bytes_per_call
   // log(bytes_ratio) / log(size ratio): 1 linear in the arrays, 0 fixed.
   std::optional<double> exponent;
-  bool grows = false;      // bytes per run grow with the arrays (exponent >= 0.5)
+  // Kernels: their FLOPs per run, the same way. A kernel whose bytes stay
+  // while its FLOPs grow (a matmul over a growing contraction, a sort) grows.
+  std::optional<double> flops_ratio;
+  std::optional<double> flops_exponent;
+  bool grows = false;      // bytes (or a kernel's FLOPs) per run grow with the arrays (exponent >= 0.5)
   std::string grows_with;  // the argument it tracks ("buf.1"), if one
   std::vector<DiffChange> changes;
 };

@@ -103,6 +103,7 @@ struct DocKernel {
   std::string instruction, kind, shape;
   std::vector<std::string> opcodes;  // sorted
   std::optional<int64_t> bytes_read, bytes_written, bytes_per_call, executions;
+  std::optional<int64_t> flops;  // per run, transcendentals included (older documents: none)
   size_t loop_depth = 0;
   std::optional<DocSource> source;
 };

@@ -22,6 +22,7 @@
 #include "hloscope/analysis/dataflow.h"
 #include "hloscope/analysis/donation.h"
 #include "hloscope/analysis/execution_counts.h"
+#include "hloscope/analysis/hlo_cost.h"
 #include "hloscope/analysis/memory_usage.h"
 #include "hloscope/analysis/source_map.h"
 #include "hloscope/ir/module.h"
@@ -558,6 +559,28 @@ struct ThunkCheck {
 };
 
 // ---------------------------------------------------------------------------
+// The work of one call (analysis/module_cost.h), summarized for `check`:
+// totals, and the kernels and loops that take the most estimated time.
+struct CostSummary {
+  std::string_view target;  // the roofline's name (analysis/roofline.h)
+  HloCost per_call;
+  int64_t matmul_flops = 0;
+  double estimated_seconds = 0;
+  HloCost as_xla;  // what compiled.cost_analysis() says (loop bodies once)
+  int64_t kernels = 0;
+  int64_t kernels_unknown_executions = 0;
+  int64_t kernels_incomplete = 0;
+  struct Item {
+    const HloInstruction* instruction = nullptr;  // a kernel, or a while loop
+    std::optional<int64_t> executions;
+    HloCost per_call;
+    double estimated_seconds = 0;
+  };
+  std::vector<Item> top_kernels;
+  std::vector<Item> top_loops;  // everything inside each loop, per call
+};
+
+// ---------------------------------------------------------------------------
 // One module's findings, with lookups from the IR back to them.
 
 class ModuleCheck {
@@ -587,6 +610,8 @@ class ModuleCheck {
   // The memory by the buffer assignment, when one of this module's was
   // applied (analysis/memory_usage.h).
   std::optional<MemoryUsage> memory;
+  // The whole module's work per call (not filtered by --scope).
+  CostSummary cost;
   // The parameter finding of entry parameter `number`; nullptr if none.
   const ParameterFinding* FindParameter(int64_t number) const;
 

@@ -1,9 +1,11 @@
-// FusionSummary: what `hloscope fusions` shows — one fusion instruction is
-// one kernel (one loop nest on CPU, one launch on GPU). For each fusion in a
-// non-fused computation: the operations fused into it, every source line
-// they come from (XLA keeps only one line on the fusion itself), the bytes
-// it reads and writes, how often it runs per call, and the check findings
-// on it.
+// FusionSummary: what `hloscope fusions` shows — one kernel (one loop nest
+// on CPU, one launch on GPU): a fusion instruction, or an instruction that
+// does its work unfused (a dot, a convolution, a sort, a reduce, a scatter,
+// a gather, an FFT, a custom-call, a collective: IsUnfusedKernel). For each
+// kernel in a non-fused computation: the operations fused into it, every
+// source line they come from (XLA keeps only one line on the fusion
+// itself), the bytes it reads and writes, its FLOPs (hlo_cost.h), how often
+// it runs per call, and the check findings on it.
 #ifndef HLOSCOPE_ANALYSIS_FUSION_SUMMARY_H_
 #define HLOSCOPE_ANALYSIS_FUSION_SUMMARY_H_
 
@@ -27,6 +29,12 @@ namespace hloscope {
 // Opcodes worth naming inside a kernel: they move or reshape data, update
 // arrays in place, or do the heavy arithmetic.
 bool IsInterestingFusedOpcode(HloOpcode opcode);
+// Work XLA leaves outside fusions that is a kernel of its own (a library
+// call, a sort, a collective): dot, convolution, sort, reduce,
+// reduce-window, select-and-scatter, scatter, gather, fft, custom-call,
+// triangular-solve, cholesky, rng-bit-generator, top-k and the collectives
+// (an async pair counts its start). Copies are findings of their own.
+bool IsUnfusedKernel(HloOpcode opcode);
 
 struct FusedOp {
   const HloInstruction* instruction = nullptr;
@@ -51,6 +59,10 @@ struct FusionSummary {
   const SourceLocation* source = nullptr;
   std::optional<int64_t> bytes_read;     // per run (kernel_traffic.h)
   std::optional<int64_t> bytes_written;  // per run
+  // Per run, by XLA's HloCostAnalysis rules (hlo_cost.h); nullopt when not
+  // countable (a custom-call: the library's work).
+  std::optional<int64_t> flops;
+  std::optional<int64_t> transcendentals;
   std::optional<int64_t> executions;
   bool executions_upper_bound = false;
   std::vector<const HloInstruction*> enclosing_loops;  // innermost first
@@ -96,8 +108,8 @@ struct ModuleFusions {
 ModuleFusions SummarizeFusions(const SourceIndex& index, const ExecutionCounts& counts,
                                const ModuleCheck* check, const FusionsOptions& options = {});
 
-// The summary of one fusion instruction (in a sequential computation).
-// The kernels of a module: fusions in sequential computations, text order.
+// The kernels of a module: fusions and IsUnfusedKernel instructions in
+// sequential computations, text order.
 std::vector<const HloInstruction*> KernelsOf(const HloModule& module);
 // (bytes read + bytes written) × executions of one kernel, as
 // FusionSummary::bytes_per_call computes it, without the rest of a summary.

@@ -33,7 +33,9 @@ struct KernelTraffic {
 //  * anything else: the whole operand.
 // Writes: an in-place output the update's bytes; every other output leaf its
 // size. A fusion the emitter rewrites in full (FusionRewritesInFull) reads
-// and writes everything, as before.
+// and writes everything, as before. An unfused kernel (a dot, a sort, a
+// collective, ...): its operands and output, except that an update writes
+// (and reads) only its update and a gather or slice reads what it selects.
 KernelTraffic TrafficOf(const HloInstruction& fusion);
 
 }  // namespace hloscope

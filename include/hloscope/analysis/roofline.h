@@ -18,8 +18,8 @@
 namespace hloscope {
 
 struct Roofline {
-  std::string_view name;         // "h100", "tpu-v5e", "cpu"
-  std::string_view description;  // "NVIDIA H100 SXM (HBM3)"
+  std::string_view name;               // "h100", "tpu-v5e", "cpu"
+  std::string_view description;        // "NVIDIA H100 SXM (HBM3)"
   double matmul_flops_per_second = 0;  // dot and convolution (tensor/matrix units, bf16)
   double vector_flops_per_second = 0;  // everything else (f32 vector units)
   double bytes_per_second = 0;         // main memory (HBM, DRAM)

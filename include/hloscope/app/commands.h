@@ -114,7 +114,9 @@ int RunFusionsCommand(Session& session, const FusionsRequest& request, std::ostr
 struct CostRequest {
   OutputFormat format = OutputFormat::kText;
   std::string target;
-  int top = 10;  // text rows per table
+  int top = 10;        // text rows per table
+  std::string trace;   // a profiler trace: measured time beside the estimate
+  InputOptions input;  // its read limits
 };
 int RunCostCommand(Session& session, const CostRequest& request, std::ostream& out, std::ostream& err);
 

@@ -30,8 +30,9 @@ std::string_view ArgumentMemoryName(ArgumentMemory memory);
 std::string_view LiveValueKindName(LiveValueKind kind);
 // What a kCopy thunk that is no listed copy runs: fused-update, slice, other.
 std::string_view MemcpyOfName(ThunkCheck::MemcpyOf m);
-// "kLoop", "kInput", "kOutput", "kCustom", or the kind as written.
-std::string_view FusionKindText(const HloInstruction& fusion);
+// A kernel's kind: a fusion's "kLoop", "kInput", "kOutput", "kCustom" (or
+// the kind as written); an unfused kernel's opcode ("dot", "sort").
+std::string_view FusionKindText(const HloInstruction& kernel);
 
 }  // namespace hloscope
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "hloscope/analysis/module_cost.h"
+#include "hloscope/report/json_model.h"
 
 namespace hloscope {
 
@@ -18,11 +19,16 @@ struct CostTextOptions {
 
 // "1.5 GFLOP", "12 FLOP"; "overflow" for a saturated count.
 std::string HumanFlops(int64_t flops);
+// "64", "1.5 k", "3.2 M".
+std::string HumanCount(int64_t n);
 // "12.3 ms", "850 µs", "3.1 s".
 std::string HumanSeconds(double seconds);
 
-void RenderCostText(const std::vector<ModuleCost>& modules, const CostTextOptions& options, std::ostream& out);
+void RenderCostText(const std::vector<ModuleCost>& modules, const CostTextOptions& options,
+                    std::ostream& out);
 void WriteCostJson(const std::vector<ModuleCost>& modules, std::ostream& out);
+// `check --format json`'s `cost` part (docs/schema/check.schema.json).
+nlohmann::ordered_json CostSummaryJson(const CostSummary& cost);
 
 }  // namespace hloscope
 
