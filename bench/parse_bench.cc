@@ -27,6 +27,7 @@
 
 #include "hloscope/analysis/check.h"
 #include "hloscope/analysis/memory_usage.h"
+#include "hloscope/analysis/module_cost.h"
 #include "hloscope/app/commands.h"
 #include "hloscope/app/session.h"
 #include "hloscope/parser/buffer_assignment.h"
@@ -86,6 +87,60 @@ void BM_CheckFile(benchmark::State& state) {
   });
 }
 BENCHMARK(BM_CheckFile)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// BM_CostSummary: what the cost part adds to CheckFile — every kernel's
+// FLOPs and bytes × executions and the summary `check` writes
+// (analysis/module_cost.h), on the parsed module; BM_CostSummary /
+// (BM_CheckFile − BM_CostSummary) is what it adds to parse + check
+// (issue 31: <= 25 %), BM_CostSummary / BM_CheckParsed its part of the
+// analysis alone.
+const hloscope::HloModuleGroup* ParsedBenchFile(benchmark::State& state) {
+  auto text = BenchFile(state);
+  if (!text) return nullptr;
+  static std::unique_ptr<hloscope::HloModuleGroup> group;
+  static std::string cached_path;
+  const char* path = std::getenv("HLOSCOPE_BENCH_FILE");
+  if (cached_path != path) {
+    auto parsed = hloscope::ParseHloText(text);
+    if (!parsed.ok()) {
+      state.SkipWithError(parsed.error().Format().c_str());
+      return nullptr;
+    }
+    group = std::make_unique<hloscope::HloModuleGroup>(std::move(parsed).value());
+    cached_path = path;
+  }
+  return group.get();
+}
+
+void BM_CostSummary(benchmark::State& state) {
+  const hloscope::HloModuleGroup* group = ParsedBenchFile(state);
+  if (!group) return;
+  std::vector<hloscope::ExecutionCounts> counts;
+  for (const auto& m : group->modules) counts.push_back(hloscope::ExecutionCounts::Run(*m));
+  for (auto _ : state) {
+    for (size_t i = 0; i < group->modules.size(); ++i) {
+      hloscope::CostSummary cost =
+          hloscope::SummarizeCost(hloscope::CostModule(*group->modules[i], counts[i], nullptr));
+      benchmark::DoNotOptimize(cost.per_call.flops);
+    }
+  }
+}
+BENCHMARK(BM_CostSummary)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// The check of the parsed module (execution counts and CheckModule, the
+// cost part included): BM_CostSummary's denominator without the parse.
+void BM_CheckParsed(benchmark::State& state) {
+  const hloscope::HloModuleGroup* group = ParsedBenchFile(state);
+  if (!group) return;
+  for (auto _ : state) {
+    for (const auto& m : group->modules) {
+      hloscope::ExecutionCounts counts = hloscope::ExecutionCounts::Run(*m);
+      hloscope::ModuleCheck check = hloscope::CheckModule(*m, counts);
+      benchmark::DoNotOptimize(check.copies.size());
+    }
+  }
+}
+BENCHMARK(BM_CheckParsed)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_CheckCommand(benchmark::State& state) {
   auto text = BenchFile(state);

@@ -1,6 +1,7 @@
 #include "hloscope/analysis/hlo_cost.h"
 
 #include <algorithm>
+#include <memory>
 #include <optional>
 #include <string_view>
 #include <unordered_map>
@@ -18,7 +19,36 @@ namespace {
 // Costs of whole computations, kept across one CostOf: a computation called
 // from many places (a reducer, a diamond of calls in hostile input) is
 // costed once, not once per path to it (2^60 paths in 60 levels).
-using ComputationMemo = std::unordered_map<const HloComputation*, HloCost>;
+struct ComputationMemo {
+  std::unordered_map<const HloComputation*, HloCost> full;   // everything (loops, calls: kAsXla)
+  std::unordered_map<const HloComputation*, HloCost> flops;  // FLOPs only (fusions, reducers)
+  // kAsXla, with bytes, of each instruction costed in a `full` sum: a
+  // module's kernels are costed again per run, and most cost the same.
+  std::unordered_map<const HloInstruction*, HloCost> instructions;
+};
+
+// Where kPerRun and kAsXla differ (hlo_cost.h): control flow, custom-calls,
+// the -done of async pairs.
+bool CountedAlikeBothWays(HloOpcode op) {
+  switch (op) {
+    case HloOpcode::kWhile:
+    case HloOpcode::kCall:
+    case HloOpcode::kConditional:
+    case HloOpcode::kAsyncStart:
+    case HloOpcode::kAsyncUpdate:
+    case HloOpcode::kAsyncDone:
+    case HloOpcode::kCustomCall:
+    case HloOpcode::kAllReduceDone:
+    case HloOpcode::kAllGatherDone:
+    case HloOpcode::kCollectivePermuteDone:
+    case HloOpcode::kCopyDone:
+    case HloOpcode::kSendDone:
+    case HloOpcode::kRecvDone:
+      return false;
+    default:
+      return true;
+  }
+}
 
 class Coster {
  public:
@@ -68,13 +98,34 @@ class Coster {
       incomplete_ = true;
       return sum;
     }
-    auto [it, fresh] = memo_.try_emplace(comp);
+    return Sum(comp, AsXlaOptions(), memo_.full);
+  }
+  // The FLOPs and transcendentals of a computation's operations (a fused
+  // computation, a reducer): their bytes are not memory traffic.
+  HloCost ComputationFlops(const HloComputation* comp) {
+    if (!comp) {
+      incomplete_ = true;
+      return {};
+    }
+    CostOptions o = AsXlaOptions();
+    o.count_bytes = false;
+    return Sum(comp, o, memo_.flops);
+  }
+  HloCost Sum(const HloComputation* comp, const CostOptions& options,
+              std::unordered_map<const HloComputation*, HloCost>& memo) {
+    auto [it, fresh] = memo.try_emplace(comp);
     if (!fresh) return it->second;
     // A computation that calls itself (the verifier rejects cycles; this
     // keeps a cycle from recursing forever regardless) costs what is known.
     it->second.incomplete = true;
-    for (const HloInstruction* i : comp->instructions()) sum += Coster(AsXlaOptions(), memo_).Of(*i);
-    memo_[comp] = sum;
+    HloCost sum;
+    const bool keep = &memo == &memo_.full;
+    for (const HloInstruction* i : comp->instructions()) {
+      HloCost c = Coster(options, memo_).Of(*i);
+      if (keep) memo_.instructions.emplace(i, c);
+      sum += c;
+    }
+    memo[comp] = sum;
     return sum;
   }
   CostOptions AsXlaOptions() const {
@@ -85,7 +136,7 @@ class Coster {
   // FLOPs and transcendentals of a computation applied `times` times
   // (KeyToCopyFromSubcomputation: bytes are not copied).
   void Applied(const HloComputation* comp, int64_t times, HloCost& cost) {
-    HloCost sub = Computation(comp);
+    HloCost sub = ComputationFlops(comp);
     cost.flops = SatAdd(cost.flops, SatMul(sub.flops, times));
     cost.transcendentals = SatAdd(cost.transcendentals, SatMul(sub.transcendentals, times));
     incomplete_ |= sub.incomplete;
@@ -210,10 +261,11 @@ void Coster::Fusion(const HloInstruction& fusion, HloCost& cost) {
     cost.bytes_accessed = DefaultBytes(fusion);
     return;
   }
-  HloCost inside = Computation(fused);
+  HloCost inside = ComputationFlops(fused);
   cost.flops = inside.flops;
   cost.transcendentals = inside.transcendentals;
   incomplete_ |= inside.incomplete;
+  if (!options_.count_bytes) return;
   // Outputs: an in-place update at the root writes only its update.
   const HloInstruction* root = fused->root_instruction();
   int64_t bytes = 0;
@@ -296,7 +348,7 @@ bool Coster::TransposeIsBitcast(const HloInstruction& transpose) {
 
 HloCost Coster::Of(const HloInstruction& instr) {
   HloCost cost;
-  cost.bytes_accessed = DefaultBytes(instr);  // HloCostAnalysis::Preprocess
+  if (options_.count_bytes) cost.bytes_accessed = DefaultBytes(instr);  // HloCostAnalysis::Preprocess
   const HloOpcode op = instr.opcode();
   switch (op) {
     case HloOpcode::kParameter:
@@ -513,6 +565,7 @@ HloCost Coster::Of(const HloInstruction& instr) {
         Elementwise(instr, cost);
       break;
   }
+  if (!options_.count_bytes) cost.bytes_accessed = 0;
   cost.incomplete |= incomplete_;
   return cost;
 }
@@ -536,21 +589,41 @@ HloCost HloCost::Times(int64_t n) const {
   return c;
 }
 
-HloCost CostOf(const HloInstruction& instr, const CostOptions& options) {
-  ComputationMemo memo;
-  return Coster(options, memo).Of(instr);
+struct CostAnalysis::Memo : ComputationMemo {};
+
+CostAnalysis::CostAnalysis() : memo_(std::make_unique<Memo>()) {}
+CostAnalysis::~CostAnalysis() = default;
+
+HloCost CostAnalysis::Of(const HloInstruction& instr, const CostOptions& options) {
+  if (options.count_bytes && options.pointer_size == 8 &&
+      (options.counting == CostCounting::kAsXla || CountedAlikeBothWays(instr.opcode()))) {
+    auto it = memo_->instructions.find(&instr);
+    if (it != memo_->instructions.end()) return it->second;
+  }
+  return Coster(options, *memo_).Of(instr);
 }
 
-HloCost XlaCostAnalysisOf(const HloModule& module, int pointer_size) {
+HloCost CostAnalysis::XlaTotal(const HloModule& module, int pointer_size) {
   HloCost sum;
   const HloComputation* entry = module.entry_computation();
   if (!entry) return sum;
   CostOptions options;
   options.counting = CostCounting::kAsXla;
   options.pointer_size = pointer_size;
-  ComputationMemo memo;  // shared: a computation called from the entry many times is costed once
-  for (const HloInstruction* i : entry->instructions()) sum += Coster(options, memo).Of(*i);
+  for (const HloInstruction* i : entry->instructions()) {
+    HloCost c = Coster(options, *memo_).Of(*i);
+    if (pointer_size == 8) memo_->instructions.emplace(i, c);
+    sum += c;
+  }
   return sum;
+}
+
+HloCost CostOf(const HloInstruction& instr, const CostOptions& options) {
+  return CostAnalysis().Of(instr, options);
+}
+
+HloCost XlaCostAnalysisOf(const HloModule& module, int pointer_size) {
+  return CostAnalysis().XlaTotal(module, pointer_size);
 }
 
 bool IsKernel(const HloInstruction& instr) {

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "hloscope/analysis/backend_config.h"
+#include "hloscope/analysis/call_graph.h"
 #include "hloscope/ir/computation.h"
 
 namespace hloscope {
@@ -41,6 +41,13 @@ const Roofline* FindRoofline(std::string_view name) {
 
 std::string_view GuessTarget(const HloModule& module) {
   for (const HloComputation* c : module.computations()) {
+    // TPU tiles every array (the first instruction tells); GPU's library
+    // calls and fusion emitters are instructions of non-fused computations.
+    if (RoleOf(*c) == ComputationRole::kFused) {
+      const HloInstruction* first = c->instructions().empty() ? nullptr : c->instructions().front();
+      if (first && first->shape().layout && !first->shape().layout->tiles.empty()) return "tpu-v5e";
+      continue;
+    }
     for (const HloInstruction* i : c->instructions()) {
       // TPU layouts are tiled: f32[8,128]{1,0:T(8,128)}.
       if (i->shape().layout && !i->shape().layout->tiles.empty()) return "tpu-v5e";
@@ -51,9 +58,13 @@ std::string_view GuessTarget(const HloModule& module) {
                        target->find("__triton") != std::string_view::npos))
           return "h100";
       }
+      // GPU fusions name their emitter in the backend config ("__triton_gemm",
+      // "__cudnn$fusion"); a substring test, not a JSON decode per fusion.
       if (i->opcode() == HloOpcode::kFusion) {
-        std::string kind = FusionBackendKind(*i);
-        if (kind.starts_with("__triton") || kind.starts_with("__cu")) return "h100";
+        std::optional<std::string_view> config = i->backend_config();
+        if (config && (config->find("\"__triton") != std::string_view::npos ||
+                       config->find("\"__cu") != std::string_view::npos))
+          return "h100";
       }
     }
   }

@@ -199,7 +199,7 @@ void RenderCostText(const std::vector<ModuleCost>& modules, const CostTextOption
 
 Json CostSummaryJson(const CostSummary& cost) {
   Json j;
-  j["target"] = Str(cost.target);
+  j["target"] = cost.target ? Str(cost.target->name) : Json(nullptr);
   Json total = CostJson(cost.per_call);
   total["matmul_flops"] = cost.matmul_flops;
   total["estimated_seconds"] = cost.estimated_seconds;

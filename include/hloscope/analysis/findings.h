@@ -19,10 +19,10 @@
 
 #include "hloscope/analysis/cause_catalog.h"
 #include "hloscope/analysis/collective_traffic.h"
+#include "hloscope/analysis/cost_summary.h"
 #include "hloscope/analysis/dataflow.h"
 #include "hloscope/analysis/donation.h"
 #include "hloscope/analysis/execution_counts.h"
-#include "hloscope/analysis/hlo_cost.h"
 #include "hloscope/analysis/memory_usage.h"
 #include "hloscope/analysis/source_map.h"
 #include "hloscope/ir/module.h"
@@ -556,28 +556,6 @@ struct ThunkCheck {
 
   // A dump of another module names none of this one's instructions.
   bool applied() const { return thunks == 0 || thunks > unmatched; }
-};
-
-// ---------------------------------------------------------------------------
-// The work of one call (analysis/module_cost.h), summarized for `check`:
-// totals, and the kernels and loops that take the most estimated time.
-struct CostSummary {
-  std::string_view target;  // the roofline's name (analysis/roofline.h)
-  HloCost per_call;
-  int64_t matmul_flops = 0;
-  double estimated_seconds = 0;
-  HloCost as_xla;  // what compiled.cost_analysis() says (loop bodies once)
-  int64_t kernels = 0;
-  int64_t kernels_unknown_executions = 0;
-  int64_t kernels_incomplete = 0;
-  struct Item {
-    const HloInstruction* instruction = nullptr;  // a kernel, or a while loop
-    std::optional<int64_t> executions;
-    HloCost per_call;
-    double estimated_seconds = 0;
-  };
-  std::vector<Item> top_kernels;
-  std::vector<Item> top_loops;  // everything inside each loop, per call
 };
 
 // ---------------------------------------------------------------------------

@@ -16,6 +16,7 @@
 #define HLOSCOPE_ANALYSIS_HLO_COST_H_
 
 #include <cstdint>
+#include <memory>
 
 #include "hloscope/ir/module.h"
 
@@ -45,9 +46,31 @@ enum class CostCounting : uint8_t {
 struct CostOptions {
   CostCounting counting = CostCounting::kPerRun;
   int pointer_size = 8;  // tuple index tables (CPU: sizeof(void*))
+  // False: FLOPs and transcendentals only (bytes 0) — what a fusion or a
+  // reduce takes of the operations inside it, and a third of the time.
+  bool count_bytes = true;
 };
 
 HloCost CostOf(const HloInstruction& instr, const CostOptions& options = {});
+
+// The same for many instructions of one module: the FLOPs of every fused
+// computation and reducer, and the cost of every loop body, are computed
+// once and kept (a module's kernels, then its XLA total, visit each once).
+class CostAnalysis {
+ public:
+  CostAnalysis();
+  ~CostAnalysis();
+  CostAnalysis(const CostAnalysis&) = delete;
+  CostAnalysis& operator=(const CostAnalysis&) = delete;
+
+  HloCost Of(const HloInstruction& instr, const CostOptions& options = {});
+  // XlaCostAnalysisOf.
+  HloCost XlaTotal(const HloModule& module, int pointer_size = 8);
+
+ private:
+  struct Memo;
+  std::unique_ptr<Memo> memo_;
+};
 
 // What `compiled.cost_analysis()` returns for the module: the entry
 // computation's instructions, each as XLA counts it (loop bodies once,
