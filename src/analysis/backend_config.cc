@@ -47,6 +47,11 @@ std::optional<int64_t> KnownTripCount(const HloInstruction& instr) {
   return *n < 0 ? 0 : *n;  // the annotator does not check max >= min
 }
 
+bool BackendConfigMentions(const HloInstruction& instr, std::string_view needle) {
+  std::optional<std::string_view> config = instr.backend_config();
+  return config && config->find(needle) != std::string_view::npos;
+}
+
 std::string FusionBackendKind(const HloInstruction& fusion) {
   std::optional<nlohmann::json> j = Decode(fusion, "kind");
   if (!j) return "";

@@ -146,7 +146,6 @@ class Coster {
   void ReduceWindow(const HloInstruction& instr, HloCost& cost);
   void Fusion(const HloInstruction& fusion, HloCost& cost);
   int64_t FusionParameterReadBytes(const HloInstruction& value);
-  bool TransposeIsBitcast(const HloInstruction& transpose);
 
   CostOptions options_;
   ComputationMemo& memo_;
@@ -163,37 +162,7 @@ void Coster::Elementwise(const HloInstruction& instr, HloCost& cost) {
 }
 
 void Coster::ReduceWindow(const HloInstruction& instr, HloCost& cost) {
-  std::optional<std::vector<WindowDimension>> window = WindowOf(instr);
-  if (!window) {
-    incomplete_ = true;
-    return;
-  }
-  int64_t window_elements = 1;
-  for (const WindowDimension& d : *window) window_elements = SatMul(window_elements, d.size);
-  const int64_t outputs = Elements(FirstArray(instr.shape()));
-  int64_t count = SatMul(window_elements - 1, outputs);
-  // A reduce followed by a broadcast of one dimension, written as one
-  // reduce-window (cumulative sums): XLA counts it as the reduce it is.
-  int64_t reducing = 0, padded = 0;
-  for (const WindowDimension& d : *window) {
-    reducing += d.size != 1;
-    padded += d.padding_low != 0 || d.padding_high != 0;
-  }
-  if (reducing == 1 && padded == 1 && instr.shape().IsArray()) {
-    for (size_t k = 0; k < window->size(); ++k) {
-      const WindowDimension& d = (*window)[k];
-      if (d.size != 1 && d.padding_low != 0 && d.padding_high != 0 && d.padding_low == d.padding_high &&
-          d.size == 2 * d.padding_low + 1) {
-        if (static_cast<int64_t>(k) < instr.shape().rank() &&
-            d.padding_low == instr.shape().dimensions[k] - 1) {
-          const int64_t span = instr.shape().dimensions[k];
-          count = span > 0 ? outputs / span + (span - 1) : 0;
-        }
-        break;
-      }
-    }
-  }
-  Applied(instr.called(CallRole::kToApply), count, cost);
+  Applied(instr.called(CallRole::kToApply), ReduceWindowApplications(instr, &incomplete_), cost);
 }
 
 // HloCostAnalysis::FusionParameterReadBytes: what a fusion reads of one
@@ -326,24 +295,6 @@ void Coster::Fusion(const HloInstruction& fusion, HloCost& cost) {
     }
   }
   cost.bytes_accessed = bytes;
-}
-
-// ShapeUtil::TransposeIsBitcast: the transpose only renames dimensions in
-// memory (the output's physical order is the operand's).
-bool Coster::TransposeIsBitcast(const HloInstruction& transpose) {
-  if (transpose.operand_count() < 1) return false;
-  const Shape& in = transpose.operand(0)->shape();
-  const Shape& out = transpose.shape();
-  std::optional<std::vector<int64_t>> dims = IntListAttribute(transpose, "dimensions");
-  if (!dims || !in.layout || !out.layout) return false;
-  const std::vector<int64_t>& in_order = in.layout->minor_to_major;
-  const std::vector<int64_t>& out_order = out.layout->minor_to_major;
-  if (in_order.size() != out_order.size() || dims->size() != out_order.size()) return false;
-  for (size_t k = 0; k < out_order.size(); ++k) {
-    const int64_t d = out_order[k];
-    if (d < 0 || d >= static_cast<int64_t>(dims->size()) || (*dims)[d] != in_order[k]) return false;
-  }
-  return true;
 }
 
 HloCost Coster::Of(const HloInstruction& instr) {

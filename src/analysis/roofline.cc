@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "hloscope/analysis/backend_config.h"
 #include "hloscope/analysis/call_graph.h"
 #include "hloscope/ir/computation.h"
 
@@ -60,12 +61,9 @@ std::string_view GuessTarget(const HloModule& module) {
       }
       // GPU fusions name their emitter in the backend config ("__triton_gemm",
       // "__cudnn$fusion"); a substring test, not a JSON decode per fusion.
-      if (i->opcode() == HloOpcode::kFusion) {
-        std::optional<std::string_view> config = i->backend_config();
-        if (config && (config->find("\"__triton") != std::string_view::npos ||
-                       config->find("\"__cu") != std::string_view::npos))
-          return "h100";
-      }
+      if (i->opcode() == HloOpcode::kFusion &&
+          (BackendConfigMentions(*i, "\"__triton") || BackendConfigMentions(*i, "\"__cu")))
+        return "h100";
     }
   }
   return "cpu";

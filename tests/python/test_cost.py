@@ -7,7 +7,6 @@ and we count it as often as it runs: the `xla_cost_analysis` figure is XLA's,
 and the per-call figure is XLA's body × the trip count.
 """
 import json
-import os
 import re
 import subprocess
 import textwrap

@@ -21,6 +21,9 @@ std::optional<int64_t> KnownTripCount(const HloInstruction& instr);
 // A fusion's backend kind: GPU's fusion_backend_config.kind, CPU's
 // fusion_config.kind ("__triton", "__ynn_fusion"); "" when none.
 std::string FusionBackendKind(const HloInstruction& fusion);
+// True when the backend config's text holds `needle` (a quick test on a
+// module's every fusion, without decoding each: GuessTarget's "__triton").
+bool BackendConfigMentions(const HloInstruction& instr, std::string_view needle);
 
 // TPU's aliasing_operands.lists[].indices: groups of buffers XLA:TPU puts in
 // one place, numbered over the operands first, then the output's leaves.

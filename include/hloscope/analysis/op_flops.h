@@ -1,6 +1,7 @@
-// The FLOPs of single operations by XLA's formulas
-// (xla/service/hlo_cost_analysis.cc): GetDotFlops, GetConvolutionFlops, and
-// which element-wise opcodes are "transcendentals" rather than FLOPs.
+// The formulas of XLA's cost analysis for single operations
+// (xla/service/hlo_cost_analysis.cc): GetDotFlops, GetConvolutionFlops, a
+// reduce-window's applications, which element-wise opcodes are
+// "transcendentals" rather than FLOPs, and which transposes move no data.
 #ifndef HLOSCOPE_ANALYSIS_OP_FLOPS_H_
 #define HLOSCOPE_ANALYSIS_OP_FLOPS_H_
 
@@ -25,6 +26,15 @@ int64_t DotFlops(const HloInstruction& dot, bool* incomplete);
 // (kernel, output) position pairs that read a real input element, per
 // spatial dimension (padding, strides and dilations counted as XLA does).
 int64_t ConvolutionFlops(const HloInstruction& conv, bool* incomplete);
+
+// How often a reduce-window applies its reducer: (window − 1) × outputs,
+// except a reduce-and-broadcast of one dimension written as a padded
+// window (cumulative sums), which XLA counts as the reduce it is.
+int64_t ReduceWindowApplications(const HloInstruction& reduce_window, bool* incomplete);
+
+// ShapeUtil::TransposeIsBitcast: the transpose only renames dimensions in
+// memory (it moves no data; XLA counts no bytes for it).
+bool TransposeIsBitcast(const HloInstruction& transpose);
 
 }  // namespace hloscope
 
