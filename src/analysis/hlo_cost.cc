@@ -14,7 +14,7 @@
 #include "hloscope/support/saturating.h"
 
 namespace hloscope {
-namespace {
+namespace cost_internal {
 
 // Costs of whole computations, kept across one CostOf: a computation called
 // from many places (a reducer, a diamond of calls in hostile input) is
@@ -27,27 +27,39 @@ struct ComputationMemo {
   std::unordered_map<const HloInstruction*, HloCost> instructions;
 };
 
-// Where kPerRun and kAsXla differ (hlo_cost.h): control flow, custom-calls,
-// the -done of async pairs.
-bool CountedAlikeBothWays(HloOpcode op) {
+}  // namespace cost_internal
+
+namespace {
+
+using cost_internal::ComputationMemo;
+
+// The later halves of async pairs: their work is their start's.
+bool IsAsyncFollower(HloOpcode op) {
   switch (op) {
-    case HloOpcode::kWhile:
-    case HloOpcode::kCall:
-    case HloOpcode::kConditional:
-    case HloOpcode::kAsyncStart:
     case HloOpcode::kAsyncUpdate:
     case HloOpcode::kAsyncDone:
-    case HloOpcode::kCustomCall:
     case HloOpcode::kAllReduceDone:
     case HloOpcode::kAllGatherDone:
     case HloOpcode::kCollectivePermuteDone:
     case HloOpcode::kCopyDone:
     case HloOpcode::kSendDone:
     case HloOpcode::kRecvDone:
-      return false;
-    default:
       return true;
+    default:
+      return false;
   }
+}
+
+// Control flow: its computations are costed on their own.
+bool IsControlFlow(HloOpcode op) {
+  return op == HloOpcode::kWhile || op == HloOpcode::kCall || op == HloOpcode::kConditional ||
+         op == HloOpcode::kAsyncStart;
+}
+
+// Where kPerRun and kAsXla differ (hlo_cost.h): control flow, custom-calls,
+// the -done of async pairs.
+bool CountedAlikeBothWays(HloOpcode op) {
+  return !IsControlFlow(op) && !IsAsyncFollower(op) && op != HloOpcode::kCustomCall;
 }
 
 class Coster {
@@ -540,7 +552,7 @@ HloCost HloCost::Times(int64_t n) const {
   return c;
 }
 
-struct CostAnalysis::Memo : ComputationMemo {};
+struct CostAnalysis::Memo : cost_internal::ComputationMemo {};
 
 CostAnalysis::CostAnalysis() : memo_(std::make_unique<Memo>()) {}
 CostAnalysis::~CostAnalysis() = default;
@@ -578,6 +590,7 @@ HloCost XlaCostAnalysisOf(const HloModule& module, int pointer_size) {
 }
 
 bool IsKernel(const HloInstruction& instr) {
+  if (IsControlFlow(instr.opcode()) || IsAsyncFollower(instr.opcode())) return false;
   switch (instr.opcode()) {
     case HloOpcode::kParameter:
     case HloOpcode::kConstant:
@@ -588,18 +601,6 @@ bool IsKernel(const HloInstruction& instr) {
     case HloOpcode::kAddDependency:
     case HloOpcode::kDomain:
     case HloOpcode::kOptimizationBarrier:
-    case HloOpcode::kWhile:
-    case HloOpcode::kCall:
-    case HloOpcode::kConditional:
-    case HloOpcode::kAsyncStart:
-    case HloOpcode::kAsyncUpdate:
-    case HloOpcode::kAsyncDone:
-    case HloOpcode::kAllReduceDone:
-    case HloOpcode::kAllGatherDone:
-    case HloOpcode::kCollectivePermuteDone:
-    case HloOpcode::kCopyDone:
-    case HloOpcode::kSendDone:
-    case HloOpcode::kRecvDone:
     case HloOpcode::kPartitionId:
     case HloOpcode::kReplicaId:
       return false;
