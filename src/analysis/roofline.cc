@@ -15,7 +15,7 @@ namespace {
 // loop near the caches, an in-place pass over 256 MiB): two runs gave
 // 200–222 GFLOP/s, 64–67 GFLOP/s and 28–30 GB/s; the lower of each is here.
 constexpr Roofline kRooflines[] = {
-    {"cpu", "a 2-core x86 CPU (measured)", 2.0e11, 6.4e10, 2.8e10,
+    {"cpu", "a 2-core x86 CPU (the CI machine's figures)", 2.0e11, 6.4e10, 2.8e10,
      "tools/measure_cpu_roofline.py on the project's 2-core CI machine (jax 0.10.2), 2026-12-05: medians of "
      "7"},
     {"h100", "NVIDIA H100 SXM (HBM3)", 989e12, 67e12, 3.35e12,

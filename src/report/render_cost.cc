@@ -158,7 +158,8 @@ void RenderCostText(const std::vector<ModuleCost>& modules, const CostTextOption
                            l.top_kernel ? fmt::format("  — most in {}", Shown(l.top_kernel->name())) : "");
       }
       if (m.lines.size() > top)
-        out << fmt::format("    … {} more lines (--top N, or --format json)\n", m.lines.size() - top);
+        out << fmt::format("    … {} more line{} (--top N, or --format json)\n", m.lines.size() - top,
+                           m.lines.size() - top == 1 ? "" : "s");
     }
     if (!m.loops.empty()) {
       out << "\n  Loops, by estimated time per call:\n";
@@ -192,7 +193,8 @@ void RenderCostText(const std::vector<ModuleCost>& modules, const CostTextOption
                            KernelKind(*k.kernel), WhereText(k));
       }
       if (m.kernels.size() > top)
-        out << fmt::format("    … {} more kernels (--top N, or --format json)\n", m.kernels.size() - top);
+        out << fmt::format("    … {} more kernel{} (--top N, or --format json)\n", m.kernels.size() - top,
+                           m.kernels.size() - top == 1 ? "" : "s");
     }
   }
 }
