@@ -39,8 +39,8 @@ std::optional<std::pair<CollectiveFamily, CollectivePart>> SugaredAsync(std::str
 }
 
 // The family of a plain (sync) collective opcode.
-std::optional<CollectiveFamily> SyncFamily(const HloInstruction& i) {
-  switch (i.opcode()) {
+std::optional<CollectiveFamily> SyncFamily(HloOpcode opcode) {
+  switch (opcode) {
     case HloOpcode::kAllGather:
       return CollectiveFamily::kAllGather;
     case HloOpcode::kAllReduce:
@@ -65,9 +65,9 @@ std::optional<CollectiveFamily> SyncFamily(const HloInstruction& i) {
 const HloInstruction* WrappedCollective(const HloInstruction& start) {
   const HloComputation* c = start.called(CallRole::kCalls);
   if (!c) return nullptr;
-  if (c->root_instruction() && SyncFamily(*c->root_instruction())) return c->root_instruction();
+  if (c->root_instruction() && SyncFamily(c->root_instruction()->opcode())) return c->root_instruction();
   for (const HloInstruction* i : c->instructions())
-    if (SyncFamily(*i)) return i;
+    if (SyncFamily(i->opcode())) return i;
   return nullptr;
 }
 
@@ -90,7 +90,7 @@ std::optional<Resolved> ResolveStart(const HloInstruction& i) {
     case HloOpcode::kAsyncStart: {
       const HloInstruction* w = WrappedCollective(i);
       if (!w) return std::nullopt;
-      return Resolved{*SyncFamily(*w), CollectivePart::kStart, w, &i};
+      return Resolved{*SyncFamily(w->opcode()), CollectivePart::kStart, w, &i};
     }
     case HloOpcode::kUnknown: {
       auto sugared = SugaredAsync(i.opcode_text());
@@ -122,7 +122,8 @@ std::optional<Resolved> ResolveFromDone(const HloInstruction& i, CollectivePart 
 }
 
 std::optional<Resolved> Resolve(const HloInstruction& i) {
-  if (std::optional<CollectiveFamily> f = SyncFamily(i)) return Resolved{*f, CollectivePart::kSync, &i, &i};
+  if (std::optional<CollectiveFamily> f = SyncFamily(i.opcode()))
+    return Resolved{*f, CollectivePart::kSync, &i, &i};
   if (std::optional<Resolved> start = ResolveStart(i)) return start;
   switch (i.opcode()) {
     case HloOpcode::kAllGatherDone:
@@ -214,6 +215,11 @@ std::string_view CollectiveFamilyName(CollectiveFamily family) {
       return "collective-broadcast";
   }
   return "collective";
+}
+
+bool IsCollectiveKernelOpcode(HloOpcode opcode) {
+  return SyncFamily(opcode) || opcode == HloOpcode::kAllGatherStart || opcode == HloOpcode::kAllReduceStart ||
+         opcode == HloOpcode::kCollectivePermuteStart;
 }
 
 std::optional<CollectiveFamily> CollectiveFamilyOf(const HloInstruction& instr) {

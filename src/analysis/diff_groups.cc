@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <map>
-#include <set>
 
+#include "hloscope/analysis/collective_traffic.h"
 #include "hloscope/analysis/jax_op_name.h"
 #include "hloscope/analysis/policy.h"
 #include "hloscope/analysis/source_origin.h"
@@ -257,12 +257,7 @@ class SideBuilder {
   void AddKernel(const DocKernel& k) {
     // A collective kernel is a collective finding already (matched by its
     // family and cause); one item each.
-    static const std::set<std::string, std::less<>> kCollectives = {
-        "all-gather",          "all-gather-start",   "all-reduce",
-        "all-reduce-start",    "reduce-scatter",     "all-to-all",
-        "ragged-all-to-all",   "collective-permute", "collective-permute-start",
-        "collective-broadcast"};
-    if (kCollectives.count(k.kind)) return;
+    if (IsCollectiveKernelOpcode(StringToHloOpcode(k.kind))) return;
     SourceFacts src = SourceOf(k.source);
     std::string opset;
     for (size_t i = 0; i < k.opcodes.size(); ++i) opset += (i ? "," : "") + k.opcodes[i];

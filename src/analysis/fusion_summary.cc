@@ -8,6 +8,7 @@
 
 #include "hloscope/analysis/backend_config.h"
 #include "hloscope/analysis/call_graph.h"
+#include "hloscope/analysis/collective_traffic.h"
 #include "hloscope/analysis/hlo_cost.h"
 #include "hloscope/analysis/kernel_traffic.h"
 #include "hloscope/analysis/scope_filter.h"
@@ -72,19 +73,9 @@ bool IsUnfusedKernel(HloOpcode opcode) {
     case HloOpcode::kCholesky:
     case HloOpcode::kRngBitGenerator:
     case HloOpcode::kTopK:
-    case HloOpcode::kAllGather:
-    case HloOpcode::kAllGatherStart:
-    case HloOpcode::kAllReduce:
-    case HloOpcode::kAllReduceStart:
-    case HloOpcode::kReduceScatter:
-    case HloOpcode::kAllToAll:
-    case HloOpcode::kRaggedAllToAll:
-    case HloOpcode::kCollectivePermute:
-    case HloOpcode::kCollectivePermuteStart:
-    case HloOpcode::kCollectiveBroadcast:
       return true;
     default:
-      return false;
+      return IsCollectiveKernelOpcode(opcode);
   }
 }
 

@@ -508,23 +508,15 @@ HloCost Coster::Of(const HloInstruction& instr) {
         cost = {};
       }
       break;
-    case HloOpcode::kAsyncUpdate:
-    case HloOpcode::kAsyncDone:
-    case HloOpcode::kAllReduceDone:
-    case HloOpcode::kAllGatherDone:
-    case HloOpcode::kCollectivePermuteDone:
-    case HloOpcode::kCopyDone:
-    case HloOpcode::kSendDone:
-    case HloOpcode::kRecvDone:
-      // XLA keeps Preprocess's default (and so counts the pair twice); one
-      // run of the pair is the start's.
-      if (!AsXla()) cost.bytes_accessed = 0;
-      break;
     default:
-      if (op != HloOpcode::kCopy &&
-          (IsElementwiseOpcode(op) || op == HloOpcode::kCompare || op == HloOpcode::kSelect ||
-           op == HloOpcode::kClamp || op == HloOpcode::kConvert || op == HloOpcode::kReducePrecision ||
-           op == HloOpcode::kBitcastConvert))
+      if (IsAsyncFollower(op)) {
+        // XLA keeps Preprocess's default (and so counts the pair twice); one
+        // run of the pair is the start's.
+        if (!AsXla()) cost.bytes_accessed = 0;
+      } else if (op != HloOpcode::kCopy &&
+                 (IsElementwiseOpcode(op) || op == HloOpcode::kCompare || op == HloOpcode::kSelect ||
+                  op == HloOpcode::kClamp || op == HloOpcode::kConvert || op == HloOpcode::kReducePrecision ||
+                  op == HloOpcode::kBitcastConvert))
         Elementwise(instr, cost);
       break;
   }

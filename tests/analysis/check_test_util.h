@@ -12,6 +12,7 @@
 
 #include "hloscope/analysis/check.h"
 #include "hloscope/analysis/execution_counts.h"
+#include "hloscope/ir/name_index.h"
 #include "hloscope/parser/parser.h"
 
 namespace hloscope::testing {
@@ -56,6 +57,12 @@ inline std::unique_ptr<HloModule> ParseOne(const std::string& text) {
 inline ModuleCheck Check(const HloModule& module, const CheckOptions& options = {}) {
   ExecutionCounts counts = ExecutionCounts::Run(module);
   return CheckModule(module, counts, options);
+}
+
+// The instruction named `name` (NAME or COMPUTATION/NAME), by the module's
+// own name index; nullptr when there is none.
+inline const HloInstruction* InstructionNamed(const HloModule& m, std::string_view name) {
+  return m.names().Resolve(name).instruction;
 }
 
 inline std::string Name(const HloInstruction* instr) {

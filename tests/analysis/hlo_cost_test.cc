@@ -14,13 +14,6 @@
 namespace hloscope::testing {
 namespace {
 
-const HloInstruction* Named(const HloModule& m, std::string_view name) {
-  for (const HloComputation* c : m.computations())
-    for (const HloInstruction* i : c->instructions())
-      if (i->name() == name) return i;
-  return nullptr;
-}
-
 TEST(Window, ParsesEveryField) {
   auto w = ParseWindow("{size=3x2 stride=2x1 pad=1_1x0_2 lhs_dilate=1x3 rhs_dilate=2x1}");
   ASSERT_TRUE(w);
@@ -64,13 +57,13 @@ ENTRY %main (a: f32[64,128], b: f32[128,32]) -> f32[64,32] {
 }
 )");
   ASSERT_TRUE(m);
-  HloCost d = CostOf(*Named(*m, "d"));
+  HloCost d = CostOf(*InstructionNamed(*m, "d"));
   EXPECT_EQ(d.flops, 2 * 64 * 32 * 128);
   EXPECT_EQ(d.bytes_accessed, (64 * 128 + 128 * 32 + 64 * 32) * 4);
-  HloCost t = CostOf(*Named(*m, "t"));
+  HloCost t = CostOf(*InstructionNamed(*m, "t"));
   EXPECT_EQ(t.flops, 0);
   EXPECT_EQ(t.transcendentals, 64 * 32);
-  EXPECT_EQ(CostOf(*Named(*m, "s")).flops, 64 * 32);
+  EXPECT_EQ(CostOf(*InstructionNamed(*m, "s")).flops, 64 * 32);
   HloCost total = XlaCostAnalysisOf(*m);
   EXPECT_EQ(total.flops, 2 * 64 * 32 * 128 + 64 * 32);
   EXPECT_FALSE(total.incomplete);
@@ -96,7 +89,7 @@ ENTRY %main (b: f32[1024,64], u: f32[8,64], i: s32[]) -> f32[1024,64] {
 }
 )");
   ASSERT_TRUE(m);
-  HloCost f = CostOf(*Named(*m, "f"));
+  HloCost f = CostOf(*InstructionNamed(*m, "f"));
   EXPECT_EQ(f.transcendentals, 8 * 64);
   // Writes the 2 KiB update; reads the update and the index, not the buffer.
   EXPECT_EQ(f.bytes_accessed, 8 * 64 * 4 + 8 * 64 * 4 + 4);
@@ -113,7 +106,7 @@ ENTRY %main (x: f32[2,8,8,3], k: f32[3,3,3,16]) -> f32[2,8,8,16] {
 }
 )");
   ASSERT_TRUE(m);
-  EXPECT_EQ(CostOf(*Named(*m, "c")).flops, 2 * 3 * 16 * 2 * 22 * 22);
+  EXPECT_EQ(CostOf(*InstructionNamed(*m, "c")).flops, 2 * 3 * 16 * 2 * 22 * 22);
 }
 
 // reduce: (inputs − outputs) applications of its reducer; sort: n ⌈log2 n⌉.
@@ -139,10 +132,10 @@ ENTRY %main (x: f32[100,10]) -> (f32[100], f32[1000]) {
 }
 )");
   ASSERT_TRUE(m);
-  EXPECT_EQ(CostOf(*Named(*m, "r")).flops, 1000 - 100);
-  EXPECT_EQ(CostOf(*Named(*m, "sorted")).flops, 1000 * 10);
-  EXPECT_EQ(CostOf(*Named(*m, "flat")).bytes_accessed, 0);
-  EXPECT_EQ(CostOf(*Named(*m, "t")).bytes_accessed, 16);  // the index table
+  EXPECT_EQ(CostOf(*InstructionNamed(*m, "r")).flops, 1000 - 100);
+  EXPECT_EQ(CostOf(*InstructionNamed(*m, "sorted")).flops, 1000 * 10);
+  EXPECT_EQ(CostOf(*InstructionNamed(*m, "flat")).bytes_accessed, 0);
+  EXPECT_EQ(CostOf(*InstructionNamed(*m, "t")).bytes_accessed, 16);  // the index table
 }
 
 // A custom-call: XLA says -1; we say "unknown" and count its bytes.
@@ -154,7 +147,7 @@ ENTRY %main (x: f32[256]) -> f32[256] {
 }
 )");
   ASSERT_TRUE(m);
-  HloCost ours = CostOf(*Named(*m, "c"));
+  HloCost ours = CostOf(*InstructionNamed(*m, "c"));
   EXPECT_TRUE(ours.incomplete);
   EXPECT_EQ(ours.flops, 0);
   EXPECT_EQ(ours.bytes_accessed, 2048);

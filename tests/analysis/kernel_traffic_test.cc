@@ -10,13 +10,6 @@
 namespace hloscope::testing {
 namespace {
 
-const HloInstruction* Kernel(const HloModule& m, std::string_view name) {
-  for (const HloComputation* c : m.computations())
-    for (const HloInstruction* i : c->instructions())
-      if (i->name() == name) return i;
-  return nullptr;
-}
-
 // A row of 512 B written into a 2 MiB buffer: in place, the kernel reads
 // the row and the index and writes the row.
 TEST(KernelTraffic, InPlaceDynamicUpdateSliceWritesItsUpdateOnly) {
@@ -36,7 +29,7 @@ ENTRY %main (b: f32[4096,128], r: f32[1,128], i: s32[]) -> f32[4096,128] {
 }
 )");
   ASSERT_TRUE(m);
-  KernelTraffic t = TrafficOf(*Kernel(*m, "f"));
+  KernelTraffic t = TrafficOf(*InstructionNamed(*m, "f"));
   EXPECT_EQ(t.bytes_read, 512 + 4);
   EXPECT_EQ(t.bytes_written, 512);
 }
@@ -60,7 +53,7 @@ ENTRY %main (b: f32[1024], r: f32[1], i: s32[]) -> f32[1024] {
 }
 )");
   ASSERT_TRUE(m);
-  KernelTraffic t = TrafficOf(*Kernel(*m, "f"));
+  KernelTraffic t = TrafficOf(*InstructionNamed(*m, "f"));
   EXPECT_EQ(t.bytes_read, 4096 + 4 + 4);
   EXPECT_EQ(t.bytes_written, 4096);
 }
@@ -93,10 +86,10 @@ ENTRY %main (t: f32[1000,64], idx: s32[8,1], x: f32[8,64], i: s32[]) -> (f32[8,6
 }
 )");
   ASSERT_TRUE(m);
-  KernelTraffic g = TrafficOf(*Kernel(*m, "gf"));
+  KernelTraffic g = TrafficOf(*InstructionNamed(*m, "gf"));
   EXPECT_EQ(g.bytes_read, 8 * 64 * 4 + 8 * 4 + 8 * 64 * 4);
   EXPECT_EQ(g.bytes_written, 8 * 64 * 4);
-  KernelTraffic d = TrafficOf(*Kernel(*m, "dsf"));
+  KernelTraffic d = TrafficOf(*InstructionNamed(*m, "dsf"));
   EXPECT_EQ(d.bytes_read, 64 * 4 + 4);
   EXPECT_EQ(d.bytes_written, 64 * 4);
 }
@@ -123,7 +116,7 @@ ENTRY %main (t: f32[1000,64], idx: s32[8,1], u: f32[8,64]) -> f32[1000,64] {
 }
 )");
   ASSERT_TRUE(m);
-  KernelTraffic t = TrafficOf(*Kernel(*m, "f"));
+  KernelTraffic t = TrafficOf(*InstructionNamed(*m, "f"));
   EXPECT_EQ(t.bytes_read, 2048 + 32 + 2048);
   EXPECT_EQ(t.bytes_written, 2048);
 }

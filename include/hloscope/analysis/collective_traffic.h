@@ -128,6 +128,11 @@ struct CollectiveTrafficOptions {
   bool padded_sizes = true;
 };
 
+// A collective that is a kernel of its own: a synchronous collective, or the
+// -start of an async pair (its -done is the same transfer). Async wrappers
+// are not: the collective in their computation is.
+bool IsCollectiveKernelOpcode(HloOpcode opcode);
+
 // The collective family of `instr`, including -start/-update/-done forms and
 // async wrappers whose computation holds a collective; nullopt otherwise.
 std::optional<CollectiveFamily> CollectiveFamilyOf(const HloInstruction& instr);
