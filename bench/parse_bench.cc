@@ -119,8 +119,11 @@ void BM_CostSummary(benchmark::State& state) {
   for (const auto& m : group->modules) counts.push_back(hloscope::ExecutionCounts::Run(*m));
   for (auto _ : state) {
     for (size_t i = 0; i < group->modules.size(); ++i) {
+      // As check.cc asks for it: the top five of each list ranked.
+      hloscope::ModuleCostOptions options;
+      options.ranked = 5;
       hloscope::CostSummary cost =
-          hloscope::SummarizeCost(hloscope::CostModule(*group->modules[i], counts[i], nullptr));
+          hloscope::SummarizeCost(hloscope::CostModule(*group->modules[i], counts[i], nullptr, options), 5);
       benchmark::DoNotOptimize(cost.per_call.flops);
     }
   }

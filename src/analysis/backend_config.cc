@@ -47,6 +47,24 @@ std::optional<int64_t> KnownTripCount(const HloInstruction& instr) {
   return *n < 0 ? 0 : *n;  // the annotator does not check max >= min
 }
 
+std::optional<std::vector<int64_t>> GemmLhsContractingDims(const HloInstruction& instr) {
+  std::optional<nlohmann::json> j = Decode(instr, "gemm_backend_config");
+  if (!j) return std::nullopt;
+  auto gemm = j->find("gemm_backend_config");
+  if (gemm == j->end() || !gemm->is_object()) return std::nullopt;
+  auto dims = gemm->find("dot_dimension_numbers");
+  if (dims == gemm->end() || !dims->is_object()) return std::nullopt;
+  auto lhs = dims->find("lhs_contracting_dimensions");
+  if (lhs == dims->end() || !lhs->is_array()) return std::nullopt;
+  std::vector<int64_t> out;
+  for (const nlohmann::json& d : *lhs) {
+    std::optional<int64_t> n = Int64(d);
+    if (!n) return std::nullopt;
+    out.push_back(*n);
+  }
+  return out;
+}
+
 bool BackendConfigMentions(const HloInstruction& instr, std::string_view needle) {
   std::optional<std::string_view> config = instr.backend_config();
   return config && config->find(needle) != std::string_view::npos;

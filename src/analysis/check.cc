@@ -211,7 +211,10 @@ ModuleCheck CheckModule(const HloModule& module, const ExecutionCounts& counts, 
   }
   // The work per call (no lines: those need the source index, which check
   // does not build).
-  result.cost = SummarizeCost(CostModule(module, counts, nullptr));
+  constexpr size_t kTop = 5;
+  ModuleCostOptions cost_options;
+  cost_options.ranked = kTop;
+  result.cost = SummarizeCost(CostModule(module, counts, nullptr, cost_options), kTop);
   return result;
 }
 

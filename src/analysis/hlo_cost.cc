@@ -7,6 +7,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "hloscope/analysis/call_graph.h"
+#include "hloscope/analysis/kernel_opcodes.h"
 #include "hloscope/analysis/op_flops.h"
 #include "hloscope/ir/computation.h"
 #include "hloscope/ir/opcode.h"
@@ -20,8 +22,15 @@ namespace cost_internal {
 // from many places (a reducer, a diamond of calls in hostile input) is
 // costed once, not once per path to it (2^60 paths in 60 levels).
 struct ComputationMemo {
-  std::unordered_map<const HloComputation*, HloCost> full;   // everything (loops, calls: kAsXla)
-  std::unordered_map<const HloComputation*, HloCost> flops;  // FLOPs only (fusions, reducers)
+  // A computation's sum; `matmul` is the part of its FLOPs done by dots and
+  // convolutions (nested fusions' included): a roofline runs them at the
+  // matrix rate.
+  struct Entry {
+    HloCost cost;
+    int64_t matmul = 0;
+  };
+  std::unordered_map<const HloComputation*, Entry> full;   // everything (loops, calls: kAsXla)
+  std::unordered_map<const HloComputation*, Entry> flops;  // FLOPs only (fusions, reducers)
   // kAsXla, with bytes, of each instruction costed in a `full` sum: a
   // module's kernels are costed again per run, and most cost the same.
   std::unordered_map<const HloInstruction*, HloCost> instructions;
@@ -32,29 +41,6 @@ struct ComputationMemo {
 namespace {
 
 using cost_internal::ComputationMemo;
-
-// The later halves of async pairs: their work is their start's.
-bool IsAsyncFollower(HloOpcode op) {
-  switch (op) {
-    case HloOpcode::kAsyncUpdate:
-    case HloOpcode::kAsyncDone:
-    case HloOpcode::kAllReduceDone:
-    case HloOpcode::kAllGatherDone:
-    case HloOpcode::kCollectivePermuteDone:
-    case HloOpcode::kCopyDone:
-    case HloOpcode::kSendDone:
-    case HloOpcode::kRecvDone:
-      return true;
-    default:
-      return false;
-  }
-}
-
-// Control flow: its computations are costed on their own.
-bool IsControlFlow(HloOpcode op) {
-  return op == HloOpcode::kWhile || op == HloOpcode::kCall || op == HloOpcode::kConditional ||
-         op == HloOpcode::kAsyncStart;
-}
 
 // Where kPerRun and kAsXla differ (hlo_cost.h): control flow, custom-calls,
 // the -done of async pairs.
@@ -67,6 +53,7 @@ class Coster {
   Coster(const CostOptions& options, ComputationMemo& memo) : options_(options), memo_(memo) {}
 
   HloCost Of(const HloInstruction& instr);
+  HloCost FlopsOf(const HloComputation& comp) { return ComputationFlops(&comp); }
 
  private:
   bool AsXla() const { return options_.counting == CostCounting::kAsXla; }
@@ -124,20 +111,30 @@ class Coster {
     return Sum(comp, o, memo_.flops);
   }
   HloCost Sum(const HloComputation* comp, const CostOptions& options,
-              std::unordered_map<const HloComputation*, HloCost>& memo) {
+              std::unordered_map<const HloComputation*, ComputationMemo::Entry>& memo) {
     auto [it, fresh] = memo.try_emplace(comp);
-    if (!fresh) return it->second;
+    // Elements of an unordered_map stay where they are as it grows.
+    ComputationMemo::Entry& entry = it->second;
+    if (!fresh) return entry.cost;
     // A computation that calls itself (the verifier rejects cycles; this
     // keeps a cycle from recursing forever regardless) costs what is known.
-    it->second.incomplete = true;
+    entry.cost.incomplete = true;
     HloCost sum;
+    int64_t matmul = 0;
     const bool keep = &memo == &memo_.full;
     for (const HloInstruction* i : comp->instructions()) {
       HloCost c = Coster(options, memo_).Of(*i);
       if (keep) memo_.instructions.emplace(i, c);
+      if (i->opcode() == HloOpcode::kDot || i->opcode() == HloOpcode::kConvolution) {
+        matmul = SatAdd(matmul, std::max<int64_t>(c.flops, 0));
+      } else if (i->opcode() == HloOpcode::kFusion && i->fused_computation()) {
+        auto inner = memo_.flops.find(i->fused_computation());
+        if (inner != memo_.flops.end()) matmul = SatAdd(matmul, inner->second.matmul);
+      }
       sum += c;
     }
-    memo[comp] = sum;
+    entry.cost = sum;
+    entry.matmul = matmul;
     return sum;
   }
   CostOptions AsXlaOptions() const {
@@ -201,10 +198,7 @@ int64_t Coster::FusionParameterReadBytes(const HloInstruction& value) {
         const HloComputation* fused = user->fused_computation();
         for (int64_t k = 0; k < user->operand_count(); ++k) {
           if (user->operand(k) != &value) continue;
-          const HloInstruction* param = nullptr;
-          if (fused)
-            for (const HloInstruction* i : fused->instructions())
-              if (i->opcode() == HloOpcode::kParameter && i->parameter_number() == k) param = i;
+          const HloInstruction* param = fused ? fused->parameter(k) : nullptr;
           if (param)
             size = SatAdd(size, FusionParameterReadBytes(*param));
           else
@@ -281,13 +275,11 @@ void Coster::Fusion(const HloInstruction& fusion, HloCost& cost) {
       bytes = SatAdd(bytes, Size(*shape));
     }
   }
-  // Constants larger than an immediate (more than one element) are read.
-  for (const HloInstruction* i : fused->instructions()) {
-    if (i->opcode() == HloOpcode::kConstant && i->shape().IsArray() &&
-        i->shape().ElementCount().value_or(0) > 1)
-      bytes = SatAdd(bytes, Size(i->shape()));
-  }
   for (const HloInstruction* param : fused->instructions()) {
+    // Constants larger than an immediate (more than one element) are read.
+    if (param->opcode() == HloOpcode::kConstant && param->shape().IsArray() &&
+        param->shape().ElementCount().value_or(0) > 1)
+      bytes = SatAdd(bytes, Size(param->shape()));
     if (param->opcode() != HloOpcode::kParameter) continue;
     if (!param->shape().IsTuple()) {
       bytes = SatAdd(bytes, FusionParameterReadBytes(*param));
@@ -311,7 +303,9 @@ void Coster::Fusion(const HloInstruction& fusion, HloCost& cost) {
 
 HloCost Coster::Of(const HloInstruction& instr) {
   HloCost cost;
-  if (options_.count_bytes) cost.bytes_accessed = DefaultBytes(instr);  // HloCostAnalysis::Preprocess
+  // Without bytes (a fused computation, a reducer) no shape is sized.
+  const bool bytes = options_.count_bytes;
+  if (bytes) cost.bytes_accessed = DefaultBytes(instr);  // HloCostAnalysis::Preprocess
   const HloOpcode op = instr.opcode();
   switch (op) {
     case HloOpcode::kParameter:
@@ -324,10 +318,10 @@ HloCost Coster::Of(const HloInstruction& instr) {
       cost.bytes_accessed = 0;
       break;
     case HloOpcode::kTuple:
-      cost.bytes_accessed = Size(instr.shape());  // its index table
+      if (bytes) cost.bytes_accessed = Size(instr.shape());  // its index table
       break;
     case HloOpcode::kTranspose:
-      if (TransposeIsBitcast(instr)) cost.bytes_accessed = 0;
+      if (bytes && TransposeIsBitcast(instr)) cost.bytes_accessed = 0;
       break;
     case HloOpcode::kDot:
       cost.flops = DotFlops(instr, &incomplete_);
@@ -382,24 +376,26 @@ HloCost Coster::Of(const HloInstruction& instr) {
       const int64_t n = (instr.operand_count() - 1) / 2;
       if (n < 1) break;
       int64_t updates = 0;
-      for (int64_t k = 0; k < n; ++k) updates = SatAdd(updates, Size(instr.operand(n + 1 + k)->shape()));
-      cost.bytes_accessed = SatAdd(SatMul(updates, 3), Size(instr.operand(n)->shape()));
+      if (bytes) {
+        for (int64_t k = 0; k < n; ++k) updates = SatAdd(updates, Size(instr.operand(n + 1 + k)->shape()));
+        cost.bytes_accessed = SatAdd(SatMul(updates, 3), Size(instr.operand(n)->shape()));
+      }
       Applied(instr.called(CallRole::kToApply), Elements(instr.operand(n + 1)->shape()), cost);
       break;
     }
     case HloOpcode::kGather:
-      if (instr.operand_count() < 2) break;
+      if (!bytes || instr.operand_count() < 2) break;
       cost.bytes_accessed = SatAdd(SatMul(Size(instr.shape()), 2), Size(instr.operand(1)->shape()));
       break;
     case HloOpcode::kSlice:
-      cost.bytes_accessed = SatMul(Size(instr.shape()), 2);
+      if (bytes) cost.bytes_accessed = SatMul(Size(instr.shape()), 2);
       break;
     case HloOpcode::kDynamicSlice:
-      if (instr.operand_count() < 2) break;
+      if (!bytes || instr.operand_count() < 2) break;
       cost.bytes_accessed = SatAdd(SatMul(Size(instr.shape()), 2), Size(instr.operand(1)->shape()));
       break;
     case HloOpcode::kDynamicUpdateSlice:
-      if (instr.operand_count() < 3) break;
+      if (!bytes || instr.operand_count() < 3) break;
       cost.bytes_accessed =
           SatAdd(SatMul(Size(instr.operand(1)->shape()), 2), Size(instr.operand(2)->shape()));
       break;
@@ -422,6 +418,7 @@ HloCost Coster::Of(const HloInstruction& instr) {
       // XLA assumes two replicas: one FLOP per output element.
       int64_t outputs = 0;
       cost.flops = ElementsRecursive(instr.shape());
+      if (!bytes) break;
       std::vector<const Shape*> todo = {&instr.shape()};
       while (!todo.empty()) {
         const Shape* s = todo.back();
@@ -439,7 +436,9 @@ HloCost Coster::Of(const HloInstruction& instr) {
     case HloOpcode::kTriangularSolve: {
       if (instr.operand_count() < 2) break;
       const Shape& a = instr.operand(0)->shape();
-      cost.bytes_accessed = SatAdd(SatAdd(Size(instr.shape()), Size(a) / 2), Size(instr.operand(1)->shape()));
+      if (bytes)
+        cost.bytes_accessed =
+            SatAdd(SatAdd(Size(instr.shape()), Size(a) / 2), Size(instr.operand(1)->shape()));
       const int64_t last = a.rank() > 0 ? a.dimensions.back() : 1;
       cost.flops = SatMul(kFmaFlops, SatMul(last, Elements(instr.operand(1)->shape())));
       break;
@@ -447,7 +446,7 @@ HloCost Coster::Of(const HloInstruction& instr) {
     case HloOpcode::kCholesky: {
       if (instr.operand_count() < 1) break;
       const Shape& a = instr.operand(0)->shape();
-      cost.bytes_accessed = Size(a) / 2 * 2;
+      if (bytes) cost.bytes_accessed = Size(a) / 2 * 2;
       const int64_t last = a.rank() > 0 ? a.dimensions.back() : 1;
       cost.flops = SatMul(last, Elements(a)) / 3;
       break;
@@ -457,6 +456,8 @@ HloCost Coster::Of(const HloInstruction& instr) {
         cost.flops = 0;
         cost.bytes_accessed = 0;
         cost.xla_unknown_calls = 1;
+      } else if (std::optional<int64_t> gemm = LibraryGemmFlops(instr)) {
+        cost.flops = *gemm;  // a cuBLAS GEMM: a dot by its config's dimensions
       } else {
         incomplete_ = true;  // what it computes is the library's
       }
@@ -558,6 +559,16 @@ HloCost CostAnalysis::Of(const HloInstruction& instr, const CostOptions& options
   return Coster(options, *memo_).Of(instr);
 }
 
+int64_t CostAnalysis::MatmulFlops(const HloComputation& fused) {
+  auto it = memo_->flops.find(&fused);
+  if (it != memo_->flops.end()) return it->second.matmul;
+  CostOptions options;
+  options.counting = CostCounting::kAsXla;
+  options.count_bytes = false;
+  Coster(options, *memo_).FlopsOf(fused);
+  return memo_->flops[&fused].matmul;
+}
+
 HloCost CostAnalysis::XlaTotal(const HloModule& module, int pointer_size) {
   HloCost sum;
   const HloComputation* entry = module.entry_computation();
@@ -565,6 +576,14 @@ HloCost CostAnalysis::XlaTotal(const HloModule& module, int pointer_size) {
   CostOptions options;
   options.counting = CostCounting::kAsXla;
   options.pointer_size = pointer_size;
+  // Nearly every instruction of the module ends up in the memo: one
+  // allocation of the table instead of rehashing as it grows.
+  if (pointer_size == 8) {
+    int64_t sequential = 0;
+    for (const HloComputation* comp : module.computations())
+      if (IsSequentialRole(RoleOf(*comp))) sequential += comp->instruction_count();
+    memo_->instructions.reserve(static_cast<size_t>(sequential));
+  }
   for (const HloInstruction* i : entry->instructions()) {
     HloCost c = Coster(options, *memo_).Of(*i);
     if (pointer_size == 8) memo_->instructions.emplace(i, c);
@@ -579,26 +598,6 @@ HloCost CostOf(const HloInstruction& instr, const CostOptions& options) {
 
 HloCost XlaCostAnalysisOf(const HloModule& module, int pointer_size) {
   return CostAnalysis().XlaTotal(module, pointer_size);
-}
-
-bool IsKernel(const HloInstruction& instr) {
-  if (IsControlFlow(instr.opcode()) || IsAsyncFollower(instr.opcode())) return false;
-  switch (instr.opcode()) {
-    case HloOpcode::kParameter:
-    case HloOpcode::kConstant:
-    case HloOpcode::kGetTupleElement:
-    case HloOpcode::kTuple:
-    case HloOpcode::kBitcast:
-    case HloOpcode::kAfterAll:
-    case HloOpcode::kAddDependency:
-    case HloOpcode::kDomain:
-    case HloOpcode::kOptimizationBarrier:
-    case HloOpcode::kPartitionId:
-    case HloOpcode::kReplicaId:
-      return false;
-    default:
-      return true;
-  }
 }
 
 }  // namespace hloscope

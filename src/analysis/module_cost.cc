@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "hloscope/analysis/call_graph.h"
+#include "hloscope/analysis/kernel_opcodes.h"
 #include "hloscope/ir/computation.h"
 #include "hloscope/support/saturating.h"
 
@@ -25,7 +26,7 @@ struct FlopsShare {
 // (nested fusions looked through; a reducer's work is its reduce's).
 // `budget` bounds the instructions visited: nested fusions may share a
 // fused computation (hostile input), and every path to it would be walked.
-void FusedShares(const HloComputation& fused, const SourceIndex* index, CostAnalysis& costs,
+void FusedShares(const HloComputation& fused, const SourceIndex& index, CostAnalysis& costs,
                  std::vector<FlopsShare>& out, int64_t& budget) {
   CostOptions as_xla;
   as_xla.counting = CostCounting::kAsXla;
@@ -37,12 +38,9 @@ void FusedShares(const HloComputation& fused, const SourceIndex* index, CostAnal
         FusedShares(*inner, index, costs, out, budget);
       continue;
     }
-    // Without lines only the matrix FLOPs are wanted (the rest is the
-    // fusion's total): the other operations need no cost of their own.
-    if (!index && !IsMatmul(i->opcode())) continue;
     HloCost c = costs.Of(*i, as_xla);
     if (c.flops <= 0 && c.transcendentals <= 0) continue;
-    const SourceLocation* loc = index ? index->Location(*i) : nullptr;
+    const SourceLocation* loc = index.Location(*i);
     if (loc && !loc->has_line()) loc = nullptr;
     FlopsShare s{loc, std::max<int64_t>(c.flops, 0), c.transcendentals, IsMatmul(i->opcode()) ? c.flops : 0};
     auto same = std::find_if(out.begin(), out.end(), [&](const FlopsShare& o) { return o.source == loc; });
@@ -61,11 +59,13 @@ std::string LineKey(const SourceLocation& loc) { return loc.file + ":" + std::to
 // Largest estimated time first (then bytes, then `id_of`). The order is
 // found on indices and applied once: the elements are large, and moving
 // them in the sort was a tenth of the whole analysis.
+// Only the first `ranked` are put in order.
 template <typename T>
-void SortBySeconds(std::vector<T>& v, auto id_of) {
+void SortBySeconds(std::vector<T>& v, size_t ranked, auto id_of) {
   std::vector<uint32_t> order(v.size());
   for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) {
+  auto middle = order.begin() + static_cast<std::ptrdiff_t>(std::min(ranked, order.size()));
+  std::partial_sort(order.begin(), middle, order.end(), [&](uint32_t x, uint32_t y) {
     const T& a = v[x];
     const T& b = v[y];
     if (a.seconds_per_call != b.seconds_per_call) return a.seconds_per_call > b.seconds_per_call;
@@ -89,7 +89,6 @@ ModuleCost CostModule(const HloModule& module, const ExecutionCounts& counts, co
   const Roofline& roof = *out.roofline;
   CostAnalysis costs;
   out.as_xla = costs.XlaTotal(module);
-  std::unordered_map<const HloComputation*, int64_t> matmul_memo;
 
   std::map<std::string, LineCost> lines;
   std::unordered_map<const HloInstruction*, LoopCost> loops;
@@ -109,21 +108,16 @@ ModuleCost CostModule(const HloModule& module, const ExecutionCounts& counts, co
         continue;
       std::vector<FlopsShare> shares;
       if (instr->opcode() == HloOpcode::kFusion && instr->fused_computation() && !index) {
-        // No lines: only the fusion's matrix FLOPs, once per fused computation.
-        auto [it, fresh] = matmul_memo.try_emplace(instr->fused_computation(), 0);
-        if (fresh) {
-          int64_t budget = int64_t{1} << 20;
-          FusedShares(*instr->fused_computation(), index, costs, shares, budget);
-          for (const FlopsShare& sh : shares) it->second = SatAdd(it->second, sh.matmul_flops);
-          shares.clear();
-        }
-        if (it->second > 0) shares.push_back({nullptr, it->second, 0, it->second});
+        // No lines: only the fusion's matrix FLOPs.
+        const int64_t matmul = costs.MatmulFlops(*instr->fused_computation());
+        if (matmul > 0) shares.push_back({nullptr, matmul, 0, matmul});
       } else if (instr->opcode() == HloOpcode::kFusion && instr->fused_computation()) {
         int64_t budget = int64_t{1} << 20;
-        FusedShares(*instr->fused_computation(), index, costs, shares, budget);
+        FusedShares(*instr->fused_computation(), *index, costs, shares, budget);
       } else if (k.per_run.flops > 0 || k.per_run.transcendentals > 0) {
-        shares.push_back({nullptr, k.per_run.flops, k.per_run.transcendentals,
-                          IsMatmul(instr->opcode()) ? k.per_run.flops : 0});
+        // A custom-call's FLOPs are known only for library GEMMs (op_flops.h).
+        const bool matmul = IsMatmul(instr->opcode()) || instr->opcode() == HloOpcode::kCustomCall;
+        shares.push_back({nullptr, k.per_run.flops, k.per_run.transcendentals, matmul ? k.per_run.flops : 0});
       }
       for (const FlopsShare& s : shares) k.matmul_flops = SatAdd(k.matmul_flops, s.matmul_flops);
       k.executions = executions;
@@ -230,9 +224,10 @@ ModuleCost CostModule(const HloModule& module, const ExecutionCounts& counts, co
     lc.executions = counts.Of(loop);
     out.loops.push_back(std::move(lc));
   }
-  SortBySeconds(out.kernels, [](const KernelCost& k) { return k.kernel->id(); });
-  SortBySeconds(out.lines, [](const LineCost& l) { return std::make_pair(l.file, l.line); });
-  SortBySeconds(out.loops, [](const LoopCost& l) { return l.loop->id(); });
+  const size_t ranked = options.ranked;
+  SortBySeconds(out.kernels, ranked, [](const KernelCost& k) { return k.kernel->id(); });
+  SortBySeconds(out.lines, ranked, [](const LineCost& l) { return std::make_pair(l.file, l.line); });
+  SortBySeconds(out.loops, ranked, [](const LoopCost& l) { return l.loop->id(); });
   return out;
 }
 
@@ -248,11 +243,12 @@ CostSummary SummarizeCost(const ModuleCost& cost, size_t top) {
   s.kernels_incomplete = cost.kernels_incomplete;
   for (size_t i = 0; i < cost.kernels.size() && i < top; ++i) {
     const KernelCost& k = cost.kernels[i];
-    s.top_kernels.push_back({k.kernel, k.executions, k.per_call, k.seconds_per_call});
+    s.top_kernels.push_back({k.kernel, k.enclosing_loops.empty() ? nullptr : k.enclosing_loops.front(),
+                             k.executions, k.per_call, k.seconds_per_call});
   }
   for (size_t i = 0; i < cost.loops.size() && i < top; ++i) {
     const LoopCost& l = cost.loops[i];
-    s.top_loops.push_back({l.loop, l.executions, l.per_call, l.seconds_per_call});
+    s.top_loops.push_back({l.loop, nullptr, l.executions, l.per_call, l.seconds_per_call});
   }
   return s;
 }

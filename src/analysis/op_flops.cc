@@ -4,6 +4,7 @@
 #include <optional>
 #include <vector>
 
+#include "hloscope/analysis/backend_config.h"
 #include "hloscope/ir/window.h"
 #include "hloscope/support/saturating.h"
 
@@ -58,6 +59,29 @@ int64_t DotFlops(const HloInstruction& dot, bool* incomplete) {
     }
   }
   return SatMul(SatMul(kFmaFlops, ElementCount(dot.shape(), incomplete)), width);
+}
+
+std::optional<int64_t> LibraryGemmFlops(const HloInstruction& call) {
+  // The attribute's text as printed: quoted.
+  std::optional<std::string_view> target = call.attribute("custom_call_target");
+  if (target && target->starts_with('"')) target->remove_prefix(1);
+  if (!target || !target->starts_with("__cublas$") || call.operand_count() < 2) return std::nullopt;
+  std::optional<std::vector<int64_t>> contracting = GemmLhsContractingDims(call);
+  if (!contracting) return std::nullopt;
+  const Shape& lhs = call.operand(0)->shape();
+  const Shape& out = call.shape().IsTuple() && !call.shape().tuple_shapes.empty()
+                         ? *call.shape().tuple_shapes[0]
+                         : call.shape();
+  if (!lhs.IsArray() || !out.IsArray()) return std::nullopt;
+  int64_t width = 1;
+  for (int64_t d : *contracting) {
+    if (d < 0 || d >= lhs.rank()) return std::nullopt;
+    width = SatMul(width, lhs.dimensions[d]);
+  }
+  bool incomplete = false;
+  const int64_t flops = SatMul(SatMul(kFmaFlops, ElementCount(out, &incomplete)), width);
+  if (incomplete) return std::nullopt;
+  return flops;
 }
 
 // HloCostAnalysis::GetConvolutionFlops: FMAs = input features per group ×

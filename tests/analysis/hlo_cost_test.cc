@@ -156,6 +156,43 @@ ENTRY %main (x: f32[256]) -> f32[256] {
   EXPECT_EQ(xla.xla_unknown_calls, 1);  // XLA: flops -1, bytes -1
 }
 
+// cuBLAS GEMMs are dots by their config's dimensions (as GpuHloCostAnalysis
+// counts them; XLA's base analysis, which JAX uses, says -1). The config
+// is printed both ways: JSON, and a quoted string holding JSON (as in
+// XLA's GPU tests of the corpus). cuBLASLt's output is (result, workspace).
+TEST(HloCost, CublasGemmsAreDots) {
+  auto m = ParseOne(R"(HloModule m
+ENTRY %main (a: f32[4,64,32], b: f32[4,32,16], c: f32[5,7], d: f32[7,3]) -> (f32[4,64,16], f32[5,3]) {
+  %a = f32[4,64,32]{2,1,0} parameter(0)
+  %b = f32[4,32,16]{2,1,0} parameter(1)
+  %c = f32[5,7]{1,0} parameter(2)
+  %d = f32[7,3]{1,0} parameter(3)
+  %g = f32[4,64,16]{2,1,0} custom-call(%a, %b), custom_call_target="__cublas$gemm", backend_config={"gemm_backend_config":{"alpha_real":1,"dot_dimension_numbers":{"lhs_contracting_dimensions":["2"],"rhs_contracting_dimensions":["1"],"lhs_batch_dimensions":["0"],"rhs_batch_dimensions":["0"]}}}
+  %lt = (f32[5,3]{1,0}, s8[4194304]{0}) custom-call(%c, %d), custom_call_target="__cublas$lt$matmul", backend_config="{ \"gemm_backend_config\": {\"dot_dimension_numbers\":{\"lhs_contracting_dimensions\":[\"1\"],\"rhs_contracting_dimensions\":[\"0\"],\"lhs_batch_dimensions\":[],\"rhs_batch_dimensions\":[]}}}"
+  %r = f32[5,3]{1,0} get-tuple-element(%lt), index=0
+  %nocfg = f32[4,64,16]{2,1,0} custom-call(%a, %b), custom_call_target="__cublas$gemm"
+  ROOT %t = (f32[4,64,16]{2,1,0}, f32[5,3]{1,0}) tuple(%g, %r)
+}
+)");
+  ASSERT_TRUE(m);
+  HloCost g = CostOf(*InstructionNamed(*m, "g"));
+  EXPECT_FALSE(g.incomplete);
+  EXPECT_EQ(g.flops, 2 * 4 * 64 * 16 * 32);
+  HloCost lt = CostOf(*InstructionNamed(*m, "lt"));
+  EXPECT_FALSE(lt.incomplete);
+  EXPECT_EQ(lt.flops, 2 * 5 * 3 * 7);
+  HloCost nocfg = CostOf(*InstructionNamed(*m, "nocfg"));
+  EXPECT_TRUE(nocfg.incomplete);
+  EXPECT_EQ(nocfg.flops, 0);
+  // XLA's own total still counts each custom-call as -1 (cost_analysis()).
+  EXPECT_EQ(XlaCostAnalysisOf(*m).xla_unknown_calls, 3);
+  // The GEMMs' FLOPs are matrix FLOPs in the module's cost.
+  ExecutionCounts counts = ExecutionCounts::Run(*m);
+  ModuleCost cost = CostModule(*m, counts, nullptr);
+  EXPECT_EQ(cost.matmul_flops_per_call, 2 * 4 * 64 * 16 * 32 + 2 * 5 * 3 * 7);
+  EXPECT_EQ(cost.kernels_incomplete, 1);
+}
+
 // A loop of 10 iterations: cost_analysis counts the body's dot once; the
 // call runs it 10 times, and the loop's per-iteration cost is one dot.
 TEST(ModuleCost, LoopsCountAsOftenAsTheyRun) {

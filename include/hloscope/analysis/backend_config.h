@@ -29,6 +29,11 @@ bool BackendConfigMentions(const HloInstruction& instr, std::string_view needle)
 // one place, numbered over the operands first, then the output's leaves.
 std::vector<std::vector<int64_t>> AliasingOperandLists(const HloInstruction& instr);
 
+// A library GEMM's (cuBLAS `__cublas$gemm`, `__cublas$lt$matmul`) lhs
+// contracting dimensions: gemm_backend_config.dot_dimension_numbers.
+// nullopt when the config does not say.
+std::optional<std::vector<int64_t>> GemmLhsContractingDims(const HloInstruction& instr);
+
 // An all-reduce-start that XLA:GPU runs with NVSHMEM (not in place).
 bool UsesNvshmem(const HloInstruction& instr);
 

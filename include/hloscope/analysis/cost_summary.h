@@ -25,6 +25,7 @@ struct CostSummary {
   int64_t kernels_incomplete = 0;
   struct Item {
     const HloInstruction* instruction = nullptr;  // a kernel, or a while loop
+    const HloInstruction* loop = nullptr;         // the innermost loop around it; nullptr: none
     std::optional<int64_t> executions;
     HloCost per_call;
     double estimated_seconds = 0;

@@ -64,6 +64,9 @@ class CostAnalysis {
   CostAnalysis& operator=(const CostAnalysis&) = delete;
 
   HloCost Of(const HloInstruction& instr, const CostOptions& options = {});
+  // The FLOPs of the dots and convolutions of a fused computation (nested
+  // fusions included), part of what Of counts for its fusion.
+  int64_t MatmulFlops(const HloComputation& fused);
   // XlaCostAnalysisOf.
   HloCost XlaTotal(const HloModule& module, int pointer_size = 8);
 
@@ -77,11 +80,6 @@ class CostAnalysis {
 // conditionals the max over branches). XLA's figures are flops −
 // xla_unknown_calls and bytes_accessed − xla_unknown_calls.
 HloCost XlaCostAnalysisOf(const HloModule& module, int pointer_size = 8);
-
-// True for instructions that do work of their own as one kernel (a fusion,
-// a dot, a sort, a collective, a copy, ...): not parameters, constants,
-// tuples, get-tuple-element, bitcasts or control flow.
-bool IsKernel(const HloInstruction& instr);
 
 }  // namespace hloscope
 

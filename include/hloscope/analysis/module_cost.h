@@ -101,6 +101,11 @@ struct ModuleCost {
 
 struct ModuleCostOptions {
   const Roofline* roofline = nullptr;  // nullptr: GuessTarget's
+  // How many of the kernels, lines and loops are put in order (largest
+  // estimated time first); the rest follow in no set order. A summary needs
+  // its top few, and ordering a large module's every kernel was a sixth of
+  // the cost part of `check`.
+  size_t ranked = SIZE_MAX;
 };
 
 // `index` nullptr: no lines (what `check` needs costs less without them).
@@ -108,7 +113,8 @@ ModuleCost CostModule(const HloModule& module, const ExecutionCounts& counts, co
                       const ModuleCostOptions& options = {});
 
 // What `check` reports of the cost (findings.h's CostSummary): the totals,
-// the `top` kernels and loops by estimated time.
+// the `top` kernels and loops by estimated time (`cost` ranked at least
+// `top` of each).
 CostSummary SummarizeCost(const ModuleCost& cost, size_t top = 5);
 
 }  // namespace hloscope

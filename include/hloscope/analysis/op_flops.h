@@ -21,6 +21,11 @@ bool IsTranscendental(HloOpcode op);
 // 2 × output elements × the product of the lhs contracting dimensions.
 // Sets *incomplete when an attribute or size cannot be read.
 int64_t DotFlops(const HloInstruction& dot, bool* incomplete);
+// A cuBLAS GEMM custom-call's FLOPs by the same rule (GpuHloCostAnalysis:
+// its dot dimensions from gemm_backend_config, the result the first array
+// of its output — cuBLASLt adds a workspace); nullopt for other
+// custom-calls or a config that does not say.
+std::optional<int64_t> LibraryGemmFlops(const HloInstruction& call);
 
 // 2 × input features per group × output features × batch per group × the
 // (kernel, output) position pairs that read a real input element, per
