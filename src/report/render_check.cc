@@ -265,6 +265,10 @@ void RenderCheckText(const std::vector<const ModuleCheck*>& modules, const Check
     if (!m.updates.empty()) UpdatesSection(m, out);
     if (!m.loops.empty()) LoopsSection(m, out);
     if (!m.parameters.empty()) ParametersSection(m, out);
+    if (m.cost.kernels > 0) {
+      out << "\n" << CostSummaryTitle(m.cost) << "\n";
+      for (const std::string& line : CostSummaryLines(m.cost, 3)) out << "  " << line << "\n";
+    }
     if (std::string memory = MemorySummaryLine(m); !memory.empty())
       out << fmt::format("\nMEMORY (XLA's buffer assignment; `hloscope memory` lists what fills it)\n  {}\n",
                          memory);

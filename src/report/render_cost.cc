@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "hloscope/ir/computation.h"
@@ -217,7 +218,10 @@ Json CostSummaryJson(const CostSummary& cost) {
     Json a = Json::array();
     for (const CostSummary::Item& it : v) {
       Json i = RefJson(it.instruction);
-      if (kernels) i["kind"] = KernelKind(*it.instruction);
+      if (kernels) {
+        i["kind"] = KernelKind(*it.instruction);
+        i["loop"] = it.loop ? Json(Shown(it.loop->name())) : Json(nullptr);
+      }
       i["executions"] = Opt(it.executions);
       i["per_call"] = CostJson(it.per_call);
       i["estimated_seconds"] = it.estimated_seconds;
@@ -228,6 +232,51 @@ Json CostSummaryJson(const CostSummary& cost) {
   j["top_kernels"] = items(cost.top_kernels, true);
   j["top_loops"] = items(cost.top_loops, false);
   return j;
+}
+
+std::string CostEstimateNote(const CostSummary& cost) {
+  return fmt::format("a roofline estimate on {}, not a measurement",
+                     cost.target ? cost.target->description : "an unknown target");
+}
+
+std::string CostSummaryTitle(const CostSummary& cost) {
+  return fmt::format("COST per call (times are {}; `hloscope cost` ranks lines and loops)",
+                     CostEstimateNote(cost));
+}
+
+std::string KernelKindText(const HloInstruction& kernel) { return KernelKind(kernel); }
+
+std::vector<std::string> CostSummaryLines(const CostSummary& cost, size_t top) {
+  std::vector<std::string> lines;
+  const int64_t flops = SatAdd(cost.per_call.flops, cost.per_call.transcendentals);
+  std::string unknown;
+  if (cost.kernels_unknown_executions)
+    unknown = fmt::format("; {} kernel{} in loops of unknown trip count left out",
+                          cost.kernels_unknown_executions, cost.kernels_unknown_executions == 1 ? "" : "s");
+  if (cost.kernels_incomplete)
+    unknown += fmt::format("; {} kernel{} with work we cannot count (a lower bound)", cost.kernels_incomplete,
+                           cost.kernels_incomplete == 1 ? "" : "s");
+  lines.push_back(fmt::format("{} ({} in dots and convolutions), {} accessed, in {} kernel{}: about {}{}",
+                              HumanFlops(flops),
+                              Share(static_cast<double>(cost.matmul_flops), static_cast<double>(flops)),
+                              HumanBytes(cost.per_call.bytes_accessed), cost.kernels,
+                              cost.kernels == 1 ? "" : "s", HumanSeconds(cost.estimated_seconds), unknown));
+  const size_t shown = std::min(top, cost.top_kernels.size());
+  if (shown > 0)
+    lines.push_back(fmt::format("{:>6}  {:>9}  {:>11} {:>10}  {:>8}  {}", "share", "est. time", "FLOPs/call",
+                                "bytes/call", "runs", "kernel"));
+  for (size_t i = 0; i < shown; ++i) {
+    const CostSummary::Item& k = cost.top_kernels[i];
+    lines.push_back(fmt::format(
+        "{:>6}  {:>9}  {:>11} {:>10}  {:>8}  {} ({}){}", Share(k.estimated_seconds, cost.estimated_seconds),
+        HumanSeconds(k.estimated_seconds), HumanFlops(SatAdd(k.per_call.flops, k.per_call.transcendentals)),
+        HumanBytes(k.per_call.bytes_accessed),
+        k.executions ? std::to_string(*k.executions) : std::string("?"), Shown(k.instruction->name()),
+        KernelKind(*k.instruction), k.loop ? fmt::format(" in {}", Shown(k.loop->name())) : ""));
+  }
+  if (const int64_t more = cost.kernels - static_cast<int64_t>(shown); shown > 0 && more > 0)
+    lines.push_back(fmt::format("… {} more kernel{} (`hloscope cost`)", more, more == 1 ? "" : "s"));
+  return lines;
 }
 
 void WriteCostJson(const std::vector<ModuleCost>& modules, std::ostream& out) {

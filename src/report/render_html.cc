@@ -14,6 +14,7 @@
 #include "hloscope/report/html_text.h"
 #include "hloscope/report/loop_graph.h"
 #include "hloscope/report/memory_svg.h"
+#include "hloscope/report/render_cost.h"
 #include "hloscope/report/render_memory.h"
 #include "hloscope/report/thunk_words.h"
 #include "hloscope/report/wording.h"
@@ -305,6 +306,35 @@ void MemorySection(const ModuleContext& m, std::ostream& out) {
   out << "</section>\n";
 }
 
+// Where a call's time goes by the roofline estimate: the totals and the
+// kernels that take the most (`hloscope cost` has lines and loops).
+void CostSection(const ModuleContext& m, std::ostream& out) {
+  const CostSummary& cost = m.check.cost;
+  if (cost.kernels == 0) return;
+  std::vector<std::string> lines = CostSummaryLines(cost, 0);
+  out << fmt::format(
+      "<section class=\"cost\"><h3>Cost per call <span class=\"muted\">(times are "
+      "{})</span></h3>\n<p>{}</p>\n",
+      HtmlShown(CostEstimateNote(cost)), HtmlShown(lines.front()));
+  if (cost.top_kernels.empty()) {
+    out << "</section>\n";
+    return;
+  }
+  out << "<table class=\"findings sortable\"><thead><tr><th>kernel</th><th>kind</th><th>runs per call</th>"
+         "<th>FLOPs per call</th><th>bytes per call</th><th>estimated time</th></tr></thead><tbody>\n";
+  for (const CostSummary::Item& k : cost.top_kernels) {
+    out << fmt::format(
+        "<tr><td>{}{}</td><td>{}</td>{}{}{}{}</tr>\n", HtmlShown(k.instruction->name()),
+        k.loop ? "<br><span class=\"muted\">in " + m.LoopLink(k.loop) + "</span>" : "",
+        HtmlShown(KernelKindText(*k.instruction)), NumCell(k.executions, ExecutionsText(k.executions, false)),
+        NumCell(SatAdd(k.per_call.flops, k.per_call.transcendentals),
+                HumanFlops(SatAdd(k.per_call.flops, k.per_call.transcendentals))),
+        NumCell(k.per_call.bytes_accessed, HumanBytes(k.per_call.bytes_accessed)),
+        NumCell(static_cast<int64_t>(k.estimated_seconds * 1e9), HumanSeconds(k.estimated_seconds)));
+  }
+  out << "</tbody></table></section>\n";
+}
+
 // The answer: what a user should look at first, each item linked.
 void AnswerSection(const ModuleContext& m, const HtmlReportOptions& options, std::ostream& out) {
   const ModuleCheck& check = m.check;
@@ -462,6 +492,7 @@ void RenderHtmlReport(const std::vector<HtmlModule>& modules, const HtmlReportOp
     UpdatesSection(m, out);
     LoopsSection(m, out);
     ParametersSection(m, out);
+    CostSection(m, out);
     MemorySection(m, out);
     out << "</section>\n";
   }

@@ -9,6 +9,7 @@
 #include "hloscope/analysis/source_origin.h"
 #include "hloscope/report/enum_names.h"
 #include "hloscope/report/render_check.h"
+#include "hloscope/report/render_cost.h"
 #include "hloscope/report/render_memory.h"
 #include "hloscope/report/wording.h"
 #include "hloscope/support/human_bytes.h"
@@ -94,6 +95,9 @@ RunRecord SummarizeRun(const ModuleCheck& check, const std::string& dump, const 
     r.peak_bytes = check.memory->device_peak_bytes();
     r.memory = MemorySummaryLine(check);
   }
+  r.cost_per_call = check.cost.per_call;
+  r.estimated_seconds = check.cost.estimated_seconds;
+  if (check.cost.target) r.cost_target = check.cost.target->name;
   const CopyFinding* largest = nullptr;
   for (const CopyFinding& c : check.copies) {
     if (c.minor) continue;
@@ -206,6 +210,36 @@ void RenderRunSummary(const std::vector<RunRecord>& records, const RunSummaryOpt
     if (peaks.size() > 5) out << fmt::format("  + {} more (the JSON has each)\n", peaks.size() - 5);
     out << "  (`hloscope memory DUMP` for what fills a peak; --keep-dumps DIR keeps the dumps)\n";
   }
+  // Work: each function's compilation with the most estimated time, most
+  // first: where a program's time goes, by the roofline estimate.
+  std::vector<std::pair<const Row*, const RunRecord*>> work;
+  for (const Row& row : rows) {
+    const RunRecord* top = nullptr;
+    for (const RunRecord* r : row.compilations)
+      if (!top || r->estimated_seconds > top->estimated_seconds) top = r;
+    if (top && top->estimated_seconds > 0) work.emplace_back(&row, top);
+  }
+  std::stable_sort(work.begin(), work.end(), [](const auto& a, const auto& b) {
+    return a.second->estimated_seconds > b.second->estimated_seconds;
+  });
+  if (!work.empty()) {
+    out << fmt::format(
+        "\n  work per call, most estimated time first (a roofline estimate on {}, not a measurement):\n",
+        [&] {
+          const Roofline* roof = FindRoofline(work.front().second->cost_target);
+          return roof ? Shown(roof->description) : std::string("an unknown target");
+        }());
+    for (size_t i = 0; i < work.size() && i < 5; ++i) {
+      const RunRecord& r = *work[i].second;
+      std::string name = Shown(work[i].first->function);
+      if (name.size() > 28) name = name.substr(0, 27) + "…";
+      out << fmt::format("  {:<28} {:>9}  {:>11} {:>10}  {}\n", name, HumanSeconds(r.estimated_seconds),
+                         HumanFlops(SatAdd(r.cost_per_call.flops, r.cost_per_call.transcendentals)),
+                         HumanBytes(r.cost_per_call.bytes_accessed), Shown(r.signature));
+    }
+    if (work.size() > 5) out << fmt::format("  + {} more (the JSON has each)\n", work.size() - 5);
+    out << "  (`hloscope cost DUMP` for its lines, loops and kernels)\n";
+  }
   int shown = 0;
   for (const Row& row : rows) {
     if (shown >= options.worst_reports) break;
@@ -264,7 +298,13 @@ Json RunJson(const std::vector<RunRecord>& records, const std::vector<std::strin
                                    {"bytes_per_call", Opt(r.bytes_per_call)},
                                    {"collective_bytes_per_call", Opt(r.collective_bytes_per_call)},
                                    {"peak_bytes", Opt(r.peak_bytes)},
-                                   {"memory", r.memory.empty() ? Json(nullptr) : Json(Shown(r.memory))}});
+                                   {"memory", r.memory.empty() ? Json(nullptr) : Json(Shown(r.memory))},
+                                   {"cost",
+                                    {{"target", Shown(r.cost_target)},
+                                     {"flops", r.cost_per_call.flops},
+                                     {"transcendentals", r.cost_per_call.transcendentals},
+                                     {"bytes_accessed", r.cost_per_call.bytes_accessed},
+                                     {"estimated_seconds", r.estimated_seconds}}}});
   return doc;
 }
 

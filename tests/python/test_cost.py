@@ -197,6 +197,29 @@ def test_text_answer_ranks_and_labels_the_estimate(hloscope_bin, compiled):
     assert r.returncode == 2 and "--target" in r.stderr
 
 
+def test_check_shows_the_same_work_as_cost(hloscope_bin, compiled):
+    """`check`'s COST section and JSON `cost` are the cost command's totals and top kernels."""
+    path = compiled["decode_loop"]["path"]
+    full = cost_json(hloscope_bin, path)
+    r = subprocess.run([hloscope_bin, "check", path, "--format", "json"], capture_output=True, text=True)
+    summary = json.loads(r.stdout)["modules"][0]["cost"]
+    for key in ("flops", "transcendentals", "bytes_accessed"):
+        assert summary["per_call"][key] == full["per_call"][key], key
+    top = summary["top_kernels"][0]
+    assert top["instruction"] == full["kernels"][0]["instruction"]
+    assert top["loop"] == full["kernels"][0]["loops"][0] if full["kernels"][0].get("loops") else True
+    looped = [k for k in summary["top_kernels"] if k["executions"] == 12]
+    assert looped and all(k["loop"] for k in looped)  # the body's kernels name their loop
+    assert all(k["loop"] is None for k in summary["top_kernels"] if k["executions"] == 1)
+    text = subprocess.run([hloscope_bin, "check", path], capture_output=True, text=True).stdout
+    section = text.split("\nCOST per call (times are a roofline estimate on ", 1)[1].split("\n\n", 1)[0]
+    rows = section.splitlines()
+    assert rows[0].endswith("not a measurement; `hloscope cost` ranks lines and loops)")
+    assert f"in {summary['kernels']} kernels: about " in rows[1]
+    assert rows[2].split() == ["share", "est.", "time", "FLOPs/call", "bytes/call", "runs", "kernel"]
+    assert top["instruction"] in rows[3]
+
+
 def test_measured_time_from_a_profiler_trace():
     """measure=True runs the program under jax.profiler: every kernel of the loop is seen 12 times a
     call, the calls traced are counted from the trace, and measured time stands beside the estimate."""

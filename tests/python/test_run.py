@@ -103,6 +103,17 @@ def test_json_and_kept_dumps(hloscope_bin, tmp_path):
     dumps = os.listdir(keep)
     assert any(d.endswith("jit_replay_rollout.cpu_after_optimizations.txt") for d in dumps)
     assert all(c["buffer_assignment"] for c in doc["compilations"])
+    # Each compilation's work per call is `check`'s cost of its dump, and the summary ranks it.
+    rollout = next(c for c in doc["compilations"] if c["module"] == "jit_replay_rollout")
+    dump = next(d for d in dumps if d.endswith("jit_replay_rollout.cpu_after_optimizations.txt"))
+    checked = subprocess.run([hloscope_bin, "check", os.path.join(keep, dump), "--format", "json"],
+                             capture_output=True, text=True)
+    cost = json.loads(checked.stdout)["modules"][0]["cost"]
+    for key in ("flops", "transcendentals", "bytes_accessed"):
+        assert rollout["cost"][key] == cost["per_call"][key], key
+    assert rollout["cost"]["estimated_seconds"] == pytest.approx(cost["per_call"]["estimated_seconds"])
+    assert rollout["cost"]["bytes_accessed"] >= 2 * top["bytes_per_call"]  # its copies read and write
+    assert "work per call, most estimated time first (a roofline estimate on" in r.stderr
     # A folder with dumps in it is refused: they would be counted.
     again = run(hloscope_bin, tmp_path, opts=("--keep-dumps", str(keep)))
     assert again.returncode == 2

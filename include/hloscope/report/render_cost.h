@@ -29,6 +29,15 @@ void RenderCostText(const std::vector<ModuleCost>& modules, const CostTextOption
 void WriteCostJson(const std::vector<ModuleCost>& modules, std::ostream& out);
 // `check --format json`'s `cost` part (docs/schema/check.schema.json).
 nlohmann::ordered_json CostSummaryJson(const CostSummary& cost);
+// `check`'s COST section without its title: the work per call and its
+// estimated time, then the `top` kernels that take the most, one line each.
+std::vector<std::string> CostSummaryLines(const CostSummary& cost, size_t top);
+// "a roofline estimate on <target>, not a measurement".
+std::string CostEstimateNote(const CostSummary& cost);
+// The COST section's title: what the times are and where the rest is.
+std::string CostSummaryTitle(const CostSummary& cost);
+// "fusion kLoop", "custom-call __cublas$gemm", "sort".
+std::string KernelKindText(const HloInstruction& kernel);
 
 }  // namespace hloscope
 

@@ -45,6 +45,11 @@ struct RunRecord {
   // its parts in words; nullopt without the buffer assignment.
   std::optional<int64_t> peak_bytes;
   std::string memory;
+  // The work of one call per device (check's cost, analysis/module_cost.h)
+  // and its roofline estimate on `cost_target` (an estimate, not a timing).
+  HloCost cost_per_call;
+  double estimated_seconds = 0;
+  std::string cost_target;
   // What broke the gates (the policy's violations, analysis/policy.h), one
   // line each.
   std::vector<std::string> problems;
