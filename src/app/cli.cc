@@ -134,6 +134,7 @@ int RunRun(const CommandLine& l, const std::vector<std::string>& program, std::o
   req.html_path = l.html_path;
   req.warn = l.warn;
   req.raise = l.raise;
+  req.profile = l.profile;
   req.buffer_assignment = !l.no_dumps;
   req.worst_reports = l.reports;
   req.filter = l.filter;

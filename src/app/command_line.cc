@@ -385,6 +385,13 @@ return cmd.add_option(std::string(f.names), l.format, fmt::format("{}: {}", Help
    {C::kRun}, BIND{return Switch(cmd, f, l.raise);
 }
 }
+, {"--profile", "", "Run",
+   "also trace the program with jax.profiler and put each function's measured time per call beside the "
+   "estimate "
+   "(docs/cost.md)",
+   {C::kRun}, BIND{return Switch(cmd, f, l.profile);
+}
+}
 , {"--reports", "N", "Run", "full reports of this many worst functions (default 2)", {C::kRun},
    BIND{return Opt(cmd, f, l.reports)->check(CLI::Range(0, 1000));
 }

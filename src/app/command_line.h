@@ -91,6 +91,7 @@ struct CommandLine {
   std::string json_path, html_path, keep_dumps;
   bool warn = false;
   bool raise = false;
+  bool profile = false;   // run --profile
   bool no_dumps = false;  // run --no-buffer-assignment
   int reports = 2;
   // cost.

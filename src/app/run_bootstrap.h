@@ -7,9 +7,12 @@
 //     PID.N.MODULE.after_optimizations.txt;
 //   * HLOSCOPE_RUN_SYNC_DIR (--raise): after each compile it leaves
 //     PID.N.compiled there and waits for hloscope's PID.N.verdict (empty:
-//     fine; else the problems), raising BudgetError in the compiling call.
-// It imports nothing of JAX's itself, needs no hloscope package in the
-// program's Python, and then runs the environment's own sitecustomize.
+//     fine; else the problems), raising BudgetError in the compiling call;
+//   * HLOSCOPE_RUN_PROFILE_DIR (--profile): at the first compile it starts
+//     jax.profiler's trace into that folder, stopped when the program exits.
+// It imports nothing of JAX's itself (--profile: jax.profiler, once JAX has
+// compiled), needs no hloscope package in the program's Python, and then
+// runs the environment's own sitecustomize.
 #ifndef HLOSCOPE_APP_RUN_BOOTSTRAP_H_
 #define HLOSCOPE_APP_RUN_BOOTSTRAP_H_
 
@@ -29,6 +32,8 @@ import time
 
 _DIR = os.environ.get("HLOSCOPE_RUN_HLO_DIR")
 _SYNC = os.environ.get("HLOSCOPE_RUN_SYNC_DIR")
+_PROFILE = os.environ.get("HLOSCOPE_RUN_PROFILE_DIR")
+_tracing = []
 _count = itertools.count()
 _syncs = itertools.count()
 
@@ -87,10 +92,26 @@ def _write(executable):
         os.replace(path + ".part", path)
 
 
+def _start_trace():
+    # Once, at the first compile (JAX is imported by then); stopped at exit,
+    # which writes the trace. A profiler that cannot start (another trace
+    # running) leaves the program as it was.
+    _tracing.append(True)
+    try:
+        import atexit
+        import jax.profiler
+        jax.profiler.start_trace(_PROFILE)
+        atexit.register(jax.profiler.stop_trace)
+    except Exception as e:
+        sys.stderr.write("hloscope run: --profile could not start jax.profiler: %s\n" % (e,))
+
+
 def _install(compiler):
     original = compiler.compile_or_get_cached
 
     def compile_or_get_cached(*args, **kwargs):
+        if _PROFILE and not _tracing:
+            _start_trace()
         executable = original(*args, **kwargs)
         if _DIR:
             try:
@@ -124,7 +145,7 @@ class _HookJaxCompiler(importlib.abc.MetaPathFinder):
         return spec
 
 
-if _DIR or _SYNC:
+if _DIR or _SYNC or _PROFILE:
     sys.meta_path.insert(0, _HookJaxCompiler())
 
 # The environment's own sitecustomize, if any, still runs (found on the rest of

@@ -30,6 +30,7 @@
 #include "hloscope/support/human_bytes.h"
 #include "hloscope/support/output_file.h"
 #include "run_bootstrap.h"
+#include "run_profile.h"
 #include "run_signals.h"
 
 extern char** environ;
@@ -209,14 +210,22 @@ std::string QuotedForXlaFlags(const std::string& path) {
 // that would keep modules out of the dump are overridden.
 // Without the buffer assignment: no XLA flags; the bootstrap
 // (run_bootstrap.h) first on PYTHONPATH writes each module's HLO to `dir`.
-std::vector<std::string> ChildEnvironment(const fs::path& dir, const fs::path& boot, bool dumps, bool sync) {
+// --raise and --profile need the bootstrap too.
+bool NeedsBootstrap(const RunRequest& request) {
+  return !request.buffer_assignment || request.raise || request.profile;
+}
+
+std::vector<std::string> ChildEnvironment(const fs::path& dir, const fs::path& boot,
+                                          const RunRequest& request) {
+  const bool dumps = request.buffer_assignment;
+  const bool bootstrap = NeedsBootstrap(request);
   std::vector<std::string> env;
   std::string flags, pythonpath;
   for (char** e = environ; e && *e; ++e) {
     std::string_view v(*e);
     if (v.starts_with("XLA_FLAGS=") && dumps)
       flags = std::string(v.substr(10));
-    else if (v.starts_with("PYTHONPATH=") && (!dumps || sync))
+    else if (v.starts_with("PYTHONPATH=") && bootstrap)
       pythonpath = std::string(v.substr(11));
     else
       env.emplace_back(v);
@@ -240,12 +249,13 @@ std::vector<std::string> ChildEnvironment(const fs::path& dir, const fs::path& b
                               flags.empty() ? "" : " ", QuotedForXlaFlags(dir.string()), extra));
   else
     env.push_back(fmt::format("HLOSCOPE_RUN_HLO_DIR={}", dir.string()));
-  if (sync) {
+  if (request.profile) env.push_back(fmt::format("HLOSCOPE_RUN_PROFILE_DIR={}", (boot / "profile").string()));
+  if (request.raise) {
     env.push_back(fmt::format("HLOSCOPE_RUN_SYNC_DIR={}", (boot / "sync").string()));
     // The bootstrap stops waiting for verdicts when this process is gone.
     env.push_back(fmt::format("HLOSCOPE_RUN_PID={}", getpid()));
   }
-  if (!dumps || sync)
+  if (bootstrap)
     env.push_back(fmt::format("PYTHONPATH={}{}{}", boot.string(), pythonpath.empty() ? "" : ":", pythonpath));
   env.push_back("HLOSCOPE_RUN=1");
   return env;
@@ -438,9 +448,8 @@ int RunRunCommand(const RunRequest& request, std::ostream& out, std::ostream& er
     return kExitError;
   }
   fs::path boot = folder.path / ".hloscope-bootstrap";
-  if ((!request.buffer_assignment || request.raise) && !WriteBootstrap(boot, err)) return kExitError;
-  std::vector<std::string> env =
-      ChildEnvironment(folder.ForProgram(), boot, request.buffer_assignment, request.raise);
+  if (NeedsBootstrap(request) && !WriteBootstrap(boot, err)) return kExitError;
+  std::vector<std::string> env = ChildEnvironment(folder.ForProgram(), boot, request);
   std::vector<char*> envp, argv;
   for (std::string& e : env) envp.push_back(e.data());
   envp.push_back(nullptr);
@@ -484,6 +493,8 @@ int RunRunCommand(const RunRequest& request, std::ostream& out, std::ostream& er
   }
   signals.Ended();
   watcher.Scan(DumpWatcher::Moment::kExited);
+  std::vector<RunRecord> records = watcher.records();
+  if (request.profile) AttachRunProfile(boot / "profile", folder.path, records, err);
 
   int code = 0;
   std::string ended;
@@ -499,7 +510,7 @@ int RunRunCommand(const RunRequest& request, std::ostream& out, std::ostream& er
   std::vector<std::string> shown;
   for (const std::string& a : request.command) shown.push_back(Shown(a));
   summary.program = fmt::format("{}", fmt::join(shown, " "));
-  RenderRunSummary(watcher.records(), summary, err);
+  RenderRunSummary(records, summary, err);
   if (!ended.empty()) err << RunMessage(RunEvent::kExited, "", ended) << "\n";
   if (SignalsForChild::Interrupted()) {
     err << RunMessage(RunEvent::kInterrupted) << "\n";
@@ -507,20 +518,18 @@ int RunRunCommand(const RunRequest& request, std::ostream& out, std::ostream& er
   }
   if (!request.json_path.empty()) {
     // As report -o: support/output_file.h (a device stays a device).
-    if (!WriteOutputFile(request.json_path, JsonText(RunJson(watcher.records(), request.command, code)))
-             .empty()) {
+    if (!WriteOutputFile(request.json_path, JsonText(RunJson(records, request.command, code))).empty()) {
       err << RunMessage(RunEvent::kCannotWrite, request.json_path) << "\n";
       if (code == 0) code = kExitError;
     }
   }
-  if (!request.html_path.empty() && !WriteWorstReport(folder.path, watcher.records(), request, err) &&
-      code == 0)
+  if (!request.html_path.empty() && !WriteWorstReport(folder.path, records, request, err) && code == 0)
     code = kExitError;
   if (!folder.temporary) err << RunMessage(RunEvent::kDumpsKept, folder.path.string()) << "\n";
   folder.Release();
   if (code == 0 && request.fail) {
     int broken = 0;
-    for (const RunRecord& r : watcher.records()) broken += r.problems.empty() ? 0 : 1;
+    for (const RunRecord& r : records) broken += r.problems.empty() ? 0 : 1;
     if (broken > 0) {
       err << RunFailureText(broken, request.gates, request.filter) << "\n";
       code = kExitFindings;

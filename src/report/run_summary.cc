@@ -223,19 +223,34 @@ void RenderRunSummary(const std::vector<RunRecord>& records, const RunSummaryOpt
     return a.second->estimated_seconds > b.second->estimated_seconds;
   });
   if (!work.empty()) {
-    out << fmt::format(
-        "\n  work per call, most estimated time first (a roofline estimate on {}, not a measurement):\n",
-        [&] {
-          const Roofline* roof = FindRoofline(work.front().second->cost_target);
-          return roof ? Shown(roof->description) : std::string("an unknown target");
-        }());
+    bool measured = false;
+    for (const auto& [row, r] : work) measured |= r->measured_seconds.has_value();
+    const Roofline* roof = FindRoofline(work.front().second->cost_target);
+    const std::string target = roof ? Shown(roof->description) : std::string("an unknown target");
+    out << (measured ? fmt::format(
+                           "\n  work per call, most estimated time first (the estimate is a roofline on {}; "
+                           "measured: the time in its kernels in jax.profiler's trace, per call):\n",
+                           target)
+                     : fmt::format(
+                           "\n  work per call, most estimated time first (a roofline estimate on {}, not a "
+                           "measurement):\n",
+                           target));
+    if (measured)
+      out << fmt::format("  {:<28} {:>9}  {:>11} {:>10}  {:>19}\n", "", "estimate", "FLOPs", "bytes",
+                         "measured (calls)");
     for (size_t i = 0; i < work.size() && i < 5; ++i) {
       const RunRecord& r = *work[i].second;
       std::string name = Shown(work[i].first->function);
       if (name.size() > 28) name = name.substr(0, 27) + "…";
-      out << fmt::format("  {:<28} {:>9}  {:>11} {:>10}  {}\n", name, HumanSeconds(r.estimated_seconds),
+      std::string timed =
+          !measured ? ""
+          : r.measured_seconds
+              ? fmt::format("{:>19}  ",
+                            fmt::format("{} ({})", HumanSeconds(*r.measured_seconds), r.measured_calls))
+              : fmt::format("{:>19}  ", "not traced");
+      out << fmt::format("  {:<28} {:>9}  {:>11} {:>10}  {}{}\n", name, HumanSeconds(r.estimated_seconds),
                          HumanFlops(SatAdd(r.cost_per_call.flops, r.cost_per_call.transcendentals)),
-                         HumanBytes(r.cost_per_call.bytes_accessed), Shown(r.signature));
+                         HumanBytes(r.cost_per_call.bytes_accessed), timed, Shown(r.signature));
     }
     if (work.size() > 5) out << fmt::format("  + {} more (the JSON has each)\n", work.size() - 5);
     out << "  (`hloscope cost DUMP` for its lines, loops and kernels)\n";
@@ -290,21 +305,24 @@ Json RunJson(const std::vector<RunRecord>& records, const std::vector<std::strin
   }
   doc["compilations"] = Json::array();
   for (const RunRecord& r : records)
-    doc["compilations"].push_back({{"dump", Shown(r.dump)},
-                                   {"module", Shown(r.module)},
-                                   {"signature", Shown(r.signature)},
-                                   {"headline", Shown(r.headline)},
-                                   {"buffer_assignment", r.buffer_assignment},
-                                   {"bytes_per_call", Opt(r.bytes_per_call)},
-                                   {"collective_bytes_per_call", Opt(r.collective_bytes_per_call)},
-                                   {"peak_bytes", Opt(r.peak_bytes)},
-                                   {"memory", r.memory.empty() ? Json(nullptr) : Json(Shown(r.memory))},
-                                   {"cost",
-                                    {{"target", Shown(r.cost_target)},
-                                     {"flops", r.cost_per_call.flops},
-                                     {"transcendentals", r.cost_per_call.transcendentals},
-                                     {"bytes_accessed", r.cost_per_call.bytes_accessed},
-                                     {"estimated_seconds", r.estimated_seconds}}}});
+    doc["compilations"].push_back(
+        {{"dump", Shown(r.dump)},
+         {"module", Shown(r.module)},
+         {"signature", Shown(r.signature)},
+         {"headline", Shown(r.headline)},
+         {"buffer_assignment", r.buffer_assignment},
+         {"bytes_per_call", Opt(r.bytes_per_call)},
+         {"collective_bytes_per_call", Opt(r.collective_bytes_per_call)},
+         {"peak_bytes", Opt(r.peak_bytes)},
+         {"memory", r.memory.empty() ? Json(nullptr) : Json(Shown(r.memory))},
+         {"cost",
+          {{"target", Shown(r.cost_target)},
+           {"flops", r.cost_per_call.flops},
+           {"transcendentals", r.cost_per_call.transcendentals},
+           {"bytes_accessed", r.cost_per_call.bytes_accessed},
+           {"estimated_seconds", r.estimated_seconds},
+           {"measured_seconds", r.measured_seconds ? Json(*r.measured_seconds) : Json(nullptr)},
+           {"measured_calls", r.measured_calls}}}});
   return doc;
 }
 

@@ -199,3 +199,46 @@ def test_the_users_own_eager_copy_gets_no_donation_hint(hloscope_bin, tmp_path):
     assert "jit_copy: 1 copy" in r.stderr
     assert "cause: output-passthrough — the program is JAX's eager copy" in r.stderr
     assert "hint:" not in r.stderr and "donate_arg" not in r.stderr
+
+
+PROFILED = """
+import jax, jax.numpy as jnp
+
+@jax.jit
+def step(w, x):
+    return jnp.tanh(x @ w) @ w.T
+
+w, x = jnp.ones((256, 256)), jnp.ones((64, 256))
+for _ in range(4):
+    x = step(w, x).block_until_ready()
+print("done")
+"""
+
+
+def test_profile_measures_each_function_beside_the_estimate(hloscope_bin, tmp_path):
+    """--profile: jax.profiler traces the program; each compilation's kernels are timed by name and the
+    calls are counted from the trace (4 here); the summary puts the measured time beside the estimate."""
+    prog = tmp_path / "prog.py"
+    prog.write_text(PROFILED)
+    out = tmp_path / "run.json"
+    env = dict(os.environ, TMPDIR=str(tmp_path), JAX_PLATFORMS="cpu")
+    env.pop("XLA_FLAGS", None)
+    r = subprocess.run([hloscope_bin, "run", "--profile", "--json", str(out), "--", sys.executable, str(prog)],
+                       capture_output=True, text=True, env=env, timeout=600)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == "done\n"
+    doc = json.loads(out.read_text())
+    with open(os.path.join(ROOT, "docs", "schema", "run.schema.json")) as f:
+        jsonschema.validate(doc, json.load(f))
+    step = next(c for c in doc["compilations"] if c["module"] == "jit_step")
+    assert step["cost"]["measured_calls"] == 4
+    assert step["cost"]["measured_seconds"] > 0
+    assert step["cost"]["flops"] >= 2 * (2 * 64 * 256 * 256)  # its two matmuls
+    assert "measured (calls)" in r.stderr
+    row = next(line for line in r.stderr.splitlines() if line.strip().startswith("step ") and "(4)" in line)
+    assert "f32[256,256]" in row
+    # Without --profile nothing is measured, and no profiler runs.
+    plain = run(hloscope_bin, tmp_path, opts=("--json", str(out)))
+    assert plain.returncode == 0, plain.stderr
+    assert all(c["cost"]["measured_seconds"] is None for c in json.loads(out.read_text())["compilations"])
+    assert "measured (calls)" not in plain.stderr

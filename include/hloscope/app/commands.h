@@ -163,6 +163,10 @@ struct RunRequest {
   // --raise: the program's Python waits after each compile for hloscope's
   // verdict and raises BudgetError in the compiling call (app/run_bootstrap.h).
   bool raise = false;
+  // --profile: the program's Python (app/run_bootstrap.h) traces it with
+  // jax.profiler from its first compile to its exit; each compilation's
+  // measured time per call is read from the trace (analysis/measured_cost.h).
+  bool profile = false;
   // What --warn, --fail and --raise count (the default preset unless
   // --fail-on names gates), and which findings count.
   GateOptions gates;

@@ -50,6 +50,10 @@ struct RunRecord {
   HloCost cost_per_call;
   double estimated_seconds = 0;
   std::string cost_target;
+  // run --profile: the measured time per call in its kernels and the calls
+  // the trace holds (analysis/measured_cost.h); nullopt: not measured.
+  std::optional<double> measured_seconds;
+  int64_t measured_calls = 0;
   // What broke the gates (the policy's violations, analysis/policy.h), one
   // line each.
   std::vector<std::string> problems;

@@ -1,0 +1,76 @@
+#include "run_profile.h"
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "hloscope/analysis/measured_cost.h"
+#include "hloscope/analysis/module_cost.h"
+#include "hloscope/app/session.h"
+#include "hloscope/parser/profile_trace.h"
+#include "hloscope/report/run_words.h"
+
+namespace hloscope {
+namespace {
+
+namespace fs = std::filesystem;
+
+// jax.profiler writes plugins/profile/<run>/<host>.trace.json.gz; the newest
+// (one run per program: the bootstrap starts one trace).
+fs::path NewestTrace(const fs::path& dir) {
+  fs::path newest;
+  fs::file_time_type when{};
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (!name.ends_with(".trace.json.gz") && !name.ends_with(".trace.json")) continue;
+    std::error_code te;
+    fs::file_time_type t = fs::last_write_time(it->path(), te);
+    if (!te && (newest.empty() || t > when)) {
+      newest = it->path();
+      when = t;
+    }
+  }
+  return newest;
+}
+
+}  // namespace
+
+void AttachRunProfile(const fs::path& profile_dir, const fs::path& dump_dir, std::vector<RunRecord>& records,
+                      std::ostream& err) {
+  const fs::path path = NewestTrace(profile_dir);
+  if (path.empty()) {
+    err << RunMessage(RunEvent::kNoProfile, profile_dir.string()) << "\n";
+    return;
+  }
+  Result<ProfileTrace> trace = ReadProfileTrace(path.string());
+  if (!trace.ok()) {
+    err << trace.error().Format();
+    return;
+  }
+  // Each dump once: a dump holds the modules of one compilation.
+  std::map<std::string, std::unique_ptr<Session>> sessions;
+  for (RunRecord& r : records) {
+    std::unique_ptr<Session>& session = sessions[r.dump];
+    if (!session) {
+      SessionRequest request;
+      request.path = (dump_dir / r.dump).string();
+      request.require_optimized = true;
+      request.use_buffer_assignment = false;
+      Result<std::unique_ptr<Session>> opened = Session::Open(request);
+      if (!opened.ok()) continue;
+      session = std::move(opened).value();
+    }
+    for (ModuleAnalysis* a : session->Analyses()) {
+      if (a->module.name() != r.module) continue;
+      ModuleCost cost = CostModule(a->module, a->counts, nullptr);
+      AttachMeasuredCost(*trace, cost);
+      if (cost.measured && cost.measured->calls > 0) {
+        r.measured_seconds = cost.measured->seconds_per_call;
+        r.measured_calls = cost.measured->calls;
+      }
+    }
+  }
+}
+
+}  // namespace hloscope
