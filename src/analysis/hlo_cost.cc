@@ -4,10 +4,9 @@
 #include <memory>
 #include <optional>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
-#include "hloscope/analysis/call_graph.h"
+#include "cost_memo.h"
 #include "hloscope/analysis/kernel_opcodes.h"
 #include "hloscope/analysis/op_flops.h"
 #include "hloscope/ir/computation.h"
@@ -16,27 +15,6 @@
 #include "hloscope/support/saturating.h"
 
 namespace hloscope {
-namespace cost_internal {
-
-// Costs of whole computations, kept across one CostOf: a computation called
-// from many places (a reducer, a diamond of calls in hostile input) is
-// costed once, not once per path to it (2^60 paths in 60 levels).
-struct ComputationMemo {
-  // A computation's sum; `matmul` is the part of its FLOPs done by dots and
-  // convolutions (nested fusions' included): a roofline runs them at the
-  // matrix rate.
-  struct Entry {
-    HloCost cost;
-    int64_t matmul = 0;
-  };
-  std::unordered_map<const HloComputation*, Entry> full;   // everything (loops, calls: kAsXla)
-  std::unordered_map<const HloComputation*, Entry> flops;  // FLOPs only (fusions, reducers)
-  // kAsXla, with bytes, of each instruction costed in a `full` sum: a
-  // module's kernels are costed again per run, and most cost the same.
-  std::unordered_map<const HloInstruction*, HloCost> instructions;
-};
-
-}  // namespace cost_internal
 
 namespace {
 
@@ -110,31 +88,21 @@ class Coster {
     o.count_bytes = false;
     return Sum(comp, o, memo_.flops);
   }
-  HloCost Sum(const HloComputation* comp, const CostOptions& options,
-              std::unordered_map<const HloComputation*, ComputationMemo::Entry>& memo) {
-    auto [it, fresh] = memo.try_emplace(comp);
-    // Elements of an unordered_map stay where they are as it grows.
-    ComputationMemo::Entry& entry = it->second;
-    if (!fresh) return entry.cost;
+  HloCost Sum(const HloComputation* comp, const CostOptions& options, ComputationMemo::Table& memo) {
+    memo_.Bind(*comp);
+    if (const ComputationMemo::Entry* known = memo.Find(*comp)) return known->cost;
     // A computation that calls itself (the verifier rejects cycles; this
     // keeps a cycle from recursing forever regardless) costs what is known.
-    entry.cost.incomplete = true;
+    memo[*comp].known = true;
+    memo[*comp].cost.incomplete = true;
     HloCost sum;
-    int64_t matmul = 0;
     const bool keep = &memo == &memo_.full;
     for (const HloInstruction* i : comp->instructions()) {
       HloCost c = Coster(options, memo_).Of(*i);
-      if (keep) memo_.instructions.emplace(i, c);
-      if (i->opcode() == HloOpcode::kDot || i->opcode() == HloOpcode::kConvolution) {
-        matmul = SatAdd(matmul, std::max<int64_t>(c.flops, 0));
-      } else if (i->opcode() == HloOpcode::kFusion && i->fused_computation()) {
-        auto inner = memo_.flops.find(i->fused_computation());
-        if (inner != memo_.flops.end()) matmul = SatAdd(matmul, inner->second.matmul);
-      }
+      if (keep) memo_.Keep(*i, c);
       sum += c;
     }
-    entry.cost = sum;
-    entry.matmul = matmul;
+    memo[*comp].cost = sum;
     return sum;
   }
   CostOptions AsXlaOptions() const {
@@ -239,6 +207,7 @@ void Coster::Fusion(const HloInstruction& fusion, HloCost& cost) {
   HloCost inside = ComputationFlops(fused);
   cost.flops = inside.flops;
   cost.transcendentals = inside.transcendentals;
+  cost.matmul_flops = inside.matmul_flops;
   incomplete_ |= inside.incomplete;
   if (!options_.count_bytes) return;
   // Outputs: an in-place update at the root writes only its update.
@@ -325,9 +294,11 @@ HloCost Coster::Of(const HloInstruction& instr) {
       break;
     case HloOpcode::kDot:
       cost.flops = DotFlops(instr, &incomplete_);
+      cost.matmul_flops = cost.flops;
       break;
     case HloOpcode::kConvolution:
       cost.flops = ConvolutionFlops(instr, &incomplete_);
+      cost.matmul_flops = cost.flops;
       break;
     case HloOpcode::kFft: {
       if (instr.operand_count() < 1) break;
@@ -458,6 +429,7 @@ HloCost Coster::Of(const HloInstruction& instr) {
         cost.xla_unknown_calls = 1;
       } else if (std::optional<int64_t> gemm = LibraryGemmFlops(instr)) {
         cost.flops = *gemm;  // a cuBLAS GEMM: a dot by its config's dimensions
+        cost.matmul_flops = *gemm;
       } else {
         incomplete_ = true;  // what it computes is the library's
       }
@@ -534,6 +506,7 @@ HloCost& HloCost::operator+=(const HloCost& other) {
   bytes_accessed = SatAdd(bytes_accessed, other.bytes_accessed);
   incomplete |= other.incomplete;
   xla_unknown_calls = SatAdd(xla_unknown_calls, other.xla_unknown_calls);
+  matmul_flops = SatAdd(matmul_flops, other.matmul_flops);
   return *this;
 }
 
@@ -542,6 +515,7 @@ HloCost HloCost::Times(int64_t n) const {
   c.flops = SatMul(flops, n);
   c.transcendentals = SatMul(transcendentals, n);
   c.bytes_accessed = SatMul(bytes_accessed, n);
+  c.matmul_flops = SatMul(matmul_flops, n);
   return c;
 }
 
@@ -553,20 +527,12 @@ CostAnalysis::~CostAnalysis() = default;
 HloCost CostAnalysis::Of(const HloInstruction& instr, const CostOptions& options) {
   if (options.count_bytes && options.pointer_size == 8 &&
       (options.counting == CostCounting::kAsXla || CountedAlikeBothWays(instr.opcode()))) {
-    auto it = memo_->instructions.find(&instr);
-    if (it != memo_->instructions.end()) return it->second;
+    // An instruction outside any module (built by hand) has no memo.
+    const HloModule* module = instr.parent() ? instr.parent()->parent() : nullptr;
+    if (module && module == memo_->module)
+      if (const HloCost* kept = memo_->Kept(instr)) return *kept;
   }
   return Coster(options, *memo_).Of(instr);
-}
-
-int64_t CostAnalysis::MatmulFlops(const HloComputation& fused) {
-  auto it = memo_->flops.find(&fused);
-  if (it != memo_->flops.end()) return it->second.matmul;
-  CostOptions options;
-  options.counting = CostCounting::kAsXla;
-  options.count_bytes = false;
-  Coster(options, *memo_).FlopsOf(fused);
-  return memo_->flops[&fused].matmul;
 }
 
 HloCost CostAnalysis::XlaTotal(const HloModule& module, int pointer_size) {
@@ -576,17 +542,10 @@ HloCost CostAnalysis::XlaTotal(const HloModule& module, int pointer_size) {
   CostOptions options;
   options.counting = CostCounting::kAsXla;
   options.pointer_size = pointer_size;
-  // Nearly every instruction of the module ends up in the memo: one
-  // allocation of the table instead of rehashing as it grows.
-  if (pointer_size == 8) {
-    int64_t sequential = 0;
-    for (const HloComputation* comp : module.computations())
-      if (IsSequentialRole(RoleOf(*comp))) sequential += comp->instruction_count();
-    memo_->instructions.reserve(static_cast<size_t>(sequential));
-  }
+  memo_->Bind(&module);
   for (const HloInstruction* i : entry->instructions()) {
     HloCost c = Coster(options, *memo_).Of(*i);
-    if (pointer_size == 8) memo_->instructions.emplace(i, c);
+    if (pointer_size == 8) memo_->Keep(*i, c);
     sum += c;
   }
   return sum;

@@ -12,8 +12,6 @@
 namespace hloscope {
 namespace {
 
-bool IsMatmul(HloOpcode op) { return op == HloOpcode::kDot || op == HloOpcode::kConvolution; }
-
 // One source line's part of a kernel's FLOPs.
 struct FlopsShare {
   const SourceLocation* source = nullptr;  // nullptr: the kernel's own line
@@ -42,7 +40,7 @@ void FusedShares(const HloComputation& fused, const SourceIndex& index, CostAnal
     if (c.flops <= 0 && c.transcendentals <= 0) continue;
     const SourceLocation* loc = index.Location(*i);
     if (loc && !loc->has_line()) loc = nullptr;
-    FlopsShare s{loc, std::max<int64_t>(c.flops, 0), c.transcendentals, IsMatmul(i->opcode()) ? c.flops : 0};
+    FlopsShare s{loc, std::max<int64_t>(c.flops, 0), c.transcendentals, c.matmul_flops};
     auto same = std::find_if(out.begin(), out.end(), [&](const FlopsShare& o) { return o.source == loc; });
     if (same == out.end()) {
       out.push_back(s);
@@ -109,15 +107,13 @@ ModuleCost CostModule(const HloModule& module, const ExecutionCounts& counts, co
       std::vector<FlopsShare> shares;
       if (instr->opcode() == HloOpcode::kFusion && instr->fused_computation() && !index) {
         // No lines: only the fusion's matrix FLOPs.
-        const int64_t matmul = costs.MatmulFlops(*instr->fused_computation());
-        if (matmul > 0) shares.push_back({nullptr, matmul, 0, matmul});
+        if (k.per_run.matmul_flops > 0)
+          shares.push_back({nullptr, k.per_run.matmul_flops, 0, k.per_run.matmul_flops});
       } else if (instr->opcode() == HloOpcode::kFusion && instr->fused_computation()) {
         int64_t budget = int64_t{1} << 20;
         FusedShares(*instr->fused_computation(), *index, costs, shares, budget);
       } else if (k.per_run.flops > 0 || k.per_run.transcendentals > 0) {
-        // A custom-call's FLOPs are known only for library GEMMs (op_flops.h).
-        const bool matmul = IsMatmul(instr->opcode()) || instr->opcode() == HloOpcode::kCustomCall;
-        shares.push_back({nullptr, k.per_run.flops, k.per_run.transcendentals, matmul ? k.per_run.flops : 0});
+        shares.push_back({nullptr, k.per_run.flops, k.per_run.transcendentals, k.per_run.matmul_flops});
       }
       for (const FlopsShare& s : shares) k.matmul_flops = SatAdd(k.matmul_flops, s.matmul_flops);
       k.executions = executions;

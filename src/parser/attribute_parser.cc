@@ -114,6 +114,7 @@ bool HloParserImpl::ParseInlineComputation(HloInstruction* instr, std::string_vi
   if (!looks_like_instruction) return false;
 
   HloComputation* comp = module_->arena_.New<HloComputation>();
+  comp->id_ = next_computation_id_++;
   comp->name_ = Synthesize(fmt::format("{}.inline.{}", instr->opcode_text(), next_id_));
   comp->parent_ = module_;
   comp->offset_ = p_;

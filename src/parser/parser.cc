@@ -75,6 +75,7 @@ void HloParserImpl::StartModule(size_t offset) {
   shape_pool_ = {};
   unknown_shape_ = nullptr;
   next_id_ = 0;
+  next_computation_id_ = 0;
 }
 
 std::string_view HloParserImpl::Synthesize(std::string name) {
@@ -115,6 +116,7 @@ void HloParserImpl::FinishModule() {
   shape_pool_ = {};
   unknown_shape_ = nullptr;
   next_id_ = 0;
+  next_computation_id_ = 0;
 }
 
 // callers(), visiting only the instructions that call something (a few
@@ -138,6 +140,7 @@ void HloParserImpl::ParseComputation() {
   bool is_entry = ConsumeKeyword("ENTRY");
   std::string_view name = ParseName("a computation name");
   HloComputation* comp = module_->arena_.New<HloComputation>();
+  comp->id_ = next_computation_id_++;
   comp->name_ = name;
   comp->parent_ = module_;
   comp->offset_ = start;

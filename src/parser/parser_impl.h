@@ -232,6 +232,7 @@ class HloParserImpl {
   NameTable<const Shape*> shape_pool_;  // shape text -> interned, per module
   const Shape* unknown_shape_ = nullptr;
   uint32_t next_id_ = 0;
+  uint32_t next_computation_id_ = 0;  // HloComputation::id
   // Instructions with called computations, for filling callers().
   std::vector<HloInstruction*> call_sites_;
 

@@ -32,6 +32,10 @@ struct HloCost {
   // Custom-calls counted kAsXla: XLA adds -1 to FLOPs and to bytes for each
   // (it cannot know their work); kept apart so that sums stay sizes.
   int64_t xla_unknown_calls = 0;
+  // The part of `flops` done by dots, convolutions and library GEMMs
+  // (nested in fusions too): a roofline runs them at the matrix rate. Not
+  // one of XLA's figures.
+  int64_t matmul_flops = 0;
 
   HloCost& operator+=(const HloCost& other);
   // Each figure times `n` (saturating).
@@ -64,9 +68,6 @@ class CostAnalysis {
   CostAnalysis& operator=(const CostAnalysis&) = delete;
 
   HloCost Of(const HloInstruction& instr, const CostOptions& options = {});
-  // The FLOPs of the dots and convolutions of a fused computation (nested
-  // fusions included), part of what Of counts for its fusion.
-  int64_t MatmulFlops(const HloComputation& fused);
   // XlaCostAnalysisOf.
   HloCost XlaTotal(const HloModule& module, int pointer_size = 8);
 

@@ -40,6 +40,9 @@ class HloComputation {
   // index; nullptr if absent.
   HloInstruction* GetInstruction(std::string_view name) const;
   uint64_t source_offset() const { return offset_; }
+  // Dense id, unique within the module (0..N-1, in the order parsed): index
+  // for per-computation arrays in analyses.
+  uint32_t id() const { return id_; }
 
   // Instructions that call this computation (filled after parsing).
   std::span<HloInstruction* const> callers() const { return callers_; }
@@ -61,6 +64,7 @@ class HloComputation {
   std::span<HloInstruction* const> parameters_;
   PackedSpan<HloInstruction* const> callers_;
   uint64_t offset_ = 0;
+  uint32_t id_ = 0;
   bool is_entry_ = false;
   bool operands_precede_users_ = false;
 };
