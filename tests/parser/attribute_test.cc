@@ -316,6 +316,36 @@ ENTRY e {
   }
 }
 
+// Computations have dense ids too (per-computation arrays in analyses),
+// inline computations included.
+TEST(AttributeTest, ComputationIdsAreDenseAndUnique) {
+  auto m = ParseOne(R"(
+add {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+
+ENTRY e {
+  p = f32[4]{0} parameter(0)
+  z = f32[] constant(0)
+  r = f32[] reduce(p, z), dimensions={0}, to_apply=add
+  ROOT m = f32[] reduce(p, z), dimensions={0}, to_apply={
+    a = f32[] parameter(0)
+    b = f32[] parameter(1)
+    ROOT mx = f32[] maximum(a, b)
+  }
+})");
+  ASSERT_TRUE(m);
+  ASSERT_EQ(m->computations().size(), 3u);
+  std::vector<bool> seen(m->computations().size(), false);
+  for (const HloComputation* c : m->computations()) {
+    ASSERT_LT(c->id(), seen.size());
+    EXPECT_FALSE(seen[c->id()]);
+    seen[c->id()] = true;
+  }
+}
+
 TEST(AttributeTest, ForwardReferencesResolve) {
   auto m = ParseOne(R"(
 ENTRY e {
