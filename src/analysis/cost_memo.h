@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <unordered_map>
 #include <vector>
 
 #include "hloscope/analysis/hlo_cost.h"
@@ -27,16 +28,26 @@ struct ComputationMemo {
     HloCost cost;
     bool known = false;  // costed, or being costed (a cycle reads it as incomplete)
   };
+  // Arrays cost their size to set up: a whole-module analysis (XlaTotal)
+  // sizes them for the module (Reserve); a CostOf of one instruction, which
+  // touches a few computations, keeps what it costs in hash maps instead
+  // (an array as long as the module per call made `fusions` quadratic).
   struct Table {
-    std::vector<Entry> entries;  // by HloComputation::id
-    // The entry of `comp`, grown to hold it. Not held across a recursive
-    // Sum: growing moves the entries.
+    std::vector<Entry> entries;                     // by HloComputation::id, below entries.size()
+    std::unordered_map<uint32_t, Entry> elsewhere;  // the other ids
+    // The entry of `comp`. Not held across a recursive Sum (a map that
+    // grows keeps its elements where they are; the array never grows).
     Entry& operator[](const HloComputation& comp) {
-      if (comp.id() >= entries.size()) entries.resize(size_t{comp.id()} + 1);
-      return entries[comp.id()];
+      return comp.id() < entries.size() ? entries[comp.id()] : elsewhere[comp.id()];
     }
     const Entry* Find(const HloComputation& comp) const {
-      return comp.id() < entries.size() && entries[comp.id()].known ? &entries[comp.id()] : nullptr;
+      const Entry* e = nullptr;
+      if (comp.id() < entries.size()) {
+        e = &entries[comp.id()];
+      } else if (auto it = elsewhere.find(comp.id()); it != elsewhere.end()) {
+        e = &it->second;
+      }
+      return e && e->known ? e : nullptr;
     }
   };
   const HloModule* module = nullptr;  // whose ids index the arrays
@@ -47,7 +58,8 @@ struct ComputationMemo {
   // `slots` (by HloInstruction::id; 0: none) points into `kept`: 4 bytes per
   // instruction of the module, the costs only for the sequential ones (a
   // cost per instruction id was tens of MB to fault in on a 105 MB module).
-  std::vector<uint32_t> slots;
+  std::vector<uint32_t> slots;                         // sized by Reserve
+  std::unordered_map<uint32_t, uint32_t> other_slots;  // ids beyond it
   std::vector<HloCost> kept;
 
   // Ids are per module: asked about another module's, the memo starts over.
@@ -57,19 +69,39 @@ struct ComputationMemo {
     module = m;
   }
   void Bind(const HloComputation& comp) { Bind(comp.parent()); }
+  // Arrays as long as the module's ids: for an analysis of the whole module.
+  void Reserve(const HloModule& m) {
+    Bind(&m);
+    uint32_t computations = 0;
+    for (const HloComputation* c : m.computations()) computations = std::max(computations, c->id() + 1);
+    full.entries.resize(computations);
+    flops.entries.resize(computations);
+    slots.resize(static_cast<size_t>(m.instruction_count()));
+  }
   void Keep(const HloInstruction& instr, const HloCost& cost) {
     const size_t id = instr.id();
-    if (id >= slots.size()) slots.resize(std::max(id + 1, slots.size() * 2));
-    if (slots[id] == 0) {
-      kept.push_back(cost);
-      slots[id] = static_cast<uint32_t>(kept.size());
+    uint32_t* slot = nullptr;
+    if (id < slots.size()) {
+      slot = &slots[id];
     } else {
-      kept[slots[id] - 1] = cost;
+      slot = &other_slots[instr.id()];
+    }
+    if (*slot == 0) {
+      kept.push_back(cost);
+      *slot = static_cast<uint32_t>(kept.size());
+    } else {
+      kept[*slot - 1] = cost;
     }
   }
   const HloCost* Kept(const HloInstruction& instr) const {
     const size_t id = instr.id();
-    return id < slots.size() && slots[id] != 0 ? &kept[slots[id] - 1] : nullptr;
+    uint32_t slot = 0;
+    if (id < slots.size()) {
+      slot = slots[id];
+    } else if (auto it = other_slots.find(instr.id()); it != other_slots.end()) {
+      slot = it->second;
+    }
+    return slot != 0 ? &kept[slot - 1] : nullptr;
   }
 };
 

@@ -475,6 +475,7 @@ HloCost Coster::Of(const HloInstruction& instr) {
             cost.bytes_accessed = std::max(cost.bytes_accessed, b.bytes_accessed);
             cost.incomplete |= b.incomplete;
             cost.xla_unknown_calls = std::max(cost.xla_unknown_calls, b.xla_unknown_calls);
+            cost.matmul_flops = std::max(cost.matmul_flops, b.matmul_flops);
           }
         }
       } else {
@@ -542,7 +543,7 @@ HloCost CostAnalysis::XlaTotal(const HloModule& module, int pointer_size) {
   CostOptions options;
   options.counting = CostCounting::kAsXla;
   options.pointer_size = pointer_size;
-  memo_->Bind(&module);
+  memo_->Reserve(module);
   for (const HloInstruction* i : entry->instructions()) {
     HloCost c = Coster(options, *memo_).Of(*i);
     if (pointer_size == 8) memo_->Keep(*i, c);

@@ -51,7 +51,7 @@ int64_t DotFlops(const HloInstruction& dot, bool* incomplete) {
     *incomplete = true;
   } else {
     for (int64_t d : *contracting) {
-      if (d < 0 || d >= lhs.rank()) {
+      if (d < 0 || d >= lhs.rank() || lhs.dimensions[d] < 0) {  // -1: an unbounded dimension
         *incomplete = true;
         continue;
       }
@@ -75,7 +75,8 @@ std::optional<int64_t> LibraryGemmFlops(const HloInstruction& call) {
   if (!lhs.IsArray() || !out.IsArray()) return std::nullopt;
   int64_t width = 1;
   for (int64_t d : *contracting) {
-    if (d < 0 || d >= lhs.rank()) return std::nullopt;
+    // An unbounded dimension (`?`, stored as -1) has no size to count.
+    if (d < 0 || d >= lhs.rank() || lhs.dimensions[d] < 0) return std::nullopt;
     width = SatMul(width, lhs.dimensions[d]);
   }
   bool incomplete = false;

@@ -92,17 +92,41 @@ def _write(executable):
         os.replace(path + ".part", path)
 
 
+def _stop_trace():
+    # Ours only, once: at exit, or when the program starts a trace of its own.
+    if _tracing != [True]:
+        return
+    _tracing.append(False)
+    try:
+        from jax._src import profiler
+        profiler.stop_trace()
+    except Exception:
+        pass
+
+
 def _start_trace():
-    # Once, at the first compile (JAX is imported by then); stopped at exit,
-    # which writes the trace. A profiler that cannot start (another trace
-    # running) leaves the program as it was.
+    # Once, at the first compile (JAX is imported by then), into a folder of
+    # this process's own (a worker process traces apart); stopped at exit,
+    # which writes the trace. One trace runs at a time: a trace the program
+    # starts itself (start_trace, trace()) ends ours first. A profiler that
+    # cannot start leaves the program as it was.
     _tracing.append(True)
     try:
         import atexit
+        from jax._src import profiler
+        profiler.start_trace(os.path.join(_PROFILE, str(os.getpid())))
+        atexit.register(_stop_trace)
+        own_start = profiler.start_trace
+
+        def start_trace(*args, **kwargs):
+            _stop_trace()
+            return own_start(*args, **kwargs)
+
+        profiler.start_trace = start_trace
         import jax.profiler
-        jax.profiler.start_trace(_PROFILE)
-        atexit.register(jax.profiler.stop_trace)
+        jax.profiler.start_trace = start_trace
     except Exception as e:
+        _tracing.append(False)
         sys.stderr.write("hloscope run: --profile could not start jax.profiler: %s\n" % (e,))
 
 

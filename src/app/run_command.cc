@@ -249,7 +249,10 @@ std::vector<std::string> ChildEnvironment(const fs::path& dir, const fs::path& b
                               flags.empty() ? "" : " ", QuotedForXlaFlags(dir.string()), extra));
   else
     env.push_back(fmt::format("HLOSCOPE_RUN_HLO_DIR={}", dir.string()));
-  if (request.profile) env.push_back(fmt::format("HLOSCOPE_RUN_PROFILE_DIR={}", (boot / "profile").string()));
+  // Through `dir` (Folder::ForProgram): a worker that outlives the run
+  // cannot recreate the removed folder by writing its trace.
+  if (request.profile)
+    env.push_back(fmt::format("HLOSCOPE_RUN_PROFILE_DIR={}", (dir / boot.filename() / "profile").string()));
   if (request.raise) {
     env.push_back(fmt::format("HLOSCOPE_RUN_SYNC_DIR={}", (boot / "sync").string()));
     // The bootstrap stops waiting for verdicts when this process is gone.

@@ -38,14 +38,21 @@ fs::path NewestTrace(const fs::path& dir) {
 
 void AttachRunProfile(const fs::path& profile_dir, const fs::path& dump_dir, std::vector<RunRecord>& records,
                       std::ostream& err) {
-  const fs::path path = NewestTrace(profile_dir);
-  if (path.empty()) {
-    err << RunMessage(RunEvent::kNoProfile, profile_dir.string()) << "\n";
-    return;
+  // One folder per process that compiled (the bootstrap names it by pid).
+  std::vector<ProfileTrace> traces;
+  std::error_code ec;
+  for (fs::directory_iterator it(profile_dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const fs::path path = NewestTrace(it->path());
+    if (path.empty()) continue;
+    Result<ProfileTrace> trace = ReadProfileTrace(path.string());
+    if (!trace.ok()) {
+      err << RunMessage(RunEvent::kBadProfile, path.string(), trace.error().message) << "\n";
+      continue;
+    }
+    traces.push_back(std::move(trace).value());
   }
-  Result<ProfileTrace> trace = ReadProfileTrace(path.string());
-  if (!trace.ok()) {
-    err << trace.error().Format();
+  if (traces.empty()) {
+    err << RunMessage(RunEvent::kNoProfile, profile_dir.string()) << "\n";
     return;
   }
   // Each dump once: a dump holds the modules of one compilation.
@@ -63,11 +70,16 @@ void AttachRunProfile(const fs::path& profile_dir, const fs::path& dump_dir, std
     }
     for (ModuleAnalysis* a : session->Analyses()) {
       if (a->module.name() != r.module) continue;
-      ModuleCost cost = CostModule(a->module, a->counts, nullptr);
-      AttachMeasuredCost(*trace, cost);
-      if (cost.measured && cost.measured->calls > 0) {
-        r.measured_seconds = cost.measured->seconds_per_call;
-        r.measured_calls = cost.measured->calls;
+      // The trace of the process that ran it: the one that names the module.
+      for (const ProfileTrace& trace : traces) {
+        if (!trace.HasModule(r.module)) continue;
+        ModuleCost cost = CostModule(a->module, a->counts, nullptr);
+        AttachMeasuredCost(trace, cost);
+        if (cost.measured && cost.measured->calls > 0) {
+          r.measured_seconds = cost.measured->seconds_per_call;
+          r.measured_calls = cost.measured->calls;
+          break;
+        }
       }
     }
   }

@@ -108,7 +108,7 @@ void RenderCostText(const std::vector<ModuleCost>& modules, const CostTextOption
         "measurement)\n",
         Shown(m.module->name()), HumanFlops(SatAdd(m.per_call.flops, m.per_call.transcendentals)),
         HumanBytes(m.per_call.bytes_accessed), HumanSeconds(m.seconds_per_call), roof.description);
-    out << fmt::format("  {} of the FLOPs in dots and convolutions; {} transcendentals\n",
+    out << fmt::format("  {} of the FLOPs in dots, convolutions and GEMMs; {} transcendentals\n",
                        Share(static_cast<double>(m.matmul_flops_per_call),
                              static_cast<double>(SatAdd(m.per_call.flops, m.per_call.transcendentals))),
                        HumanCount(m.per_call.transcendentals));
@@ -256,11 +256,11 @@ std::vector<std::string> CostSummaryLines(const CostSummary& cost, size_t top) {
   if (cost.kernels_incomplete)
     unknown += fmt::format("; {} kernel{} with work we cannot count (a lower bound)", cost.kernels_incomplete,
                            cost.kernels_incomplete == 1 ? "" : "s");
-  lines.push_back(fmt::format("{} ({} in dots and convolutions), {} accessed, in {} kernel{}: about {}{}",
-                              HumanFlops(flops),
-                              Share(static_cast<double>(cost.matmul_flops), static_cast<double>(flops)),
-                              HumanBytes(cost.per_call.bytes_accessed), cost.kernels,
-                              cost.kernels == 1 ? "" : "s", HumanSeconds(cost.estimated_seconds), unknown));
+  lines.push_back(fmt::format(
+      "{} ({} in dots, convolutions and GEMMs), {} accessed, in {} kernel{}: about {}{}", HumanFlops(flops),
+      Share(static_cast<double>(cost.matmul_flops), static_cast<double>(flops)),
+      HumanBytes(cost.per_call.bytes_accessed), cost.kernels, cost.kernels == 1 ? "" : "s",
+      HumanSeconds(cost.estimated_seconds), unknown));
   const size_t shown = std::min(top, cost.top_kernels.size());
   if (shown > 0)
     lines.push_back(fmt::format("{:>6}  {:>9}  {:>11} {:>10}  {:>8}  {}", "share", "est. time", "FLOPs/call",

@@ -45,6 +45,10 @@ std::string RunMessage(RunEvent event, std::string_view what, std::string_view w
           "hloscope run: failed: {} compilation{} could not be checked (skipped above), so --fail cannot "
           "vouch for {}",
           w, w == "1" ? "" : "s", w == "1" ? "it" : "them");
+    case RunEvent::kBadProfile:
+      return fmt::format(
+          "hloscope run: --profile: cannot read the trace {}: {}; its process's time is not measured", w,
+          Shown(why));
     case RunEvent::kNoProfile:
       return fmt::format(
           "hloscope run: --profile: no jax.profiler trace in {} (nothing compiled, or the profiler did not "

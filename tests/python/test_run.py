@@ -242,3 +242,26 @@ def test_profile_measures_each_function_beside_the_estimate(hloscope_bin, tmp_pa
     assert plain.returncode == 0, plain.stderr
     assert all(c["cost"]["measured_seconds"] is None for c in json.loads(out.read_text())["compilations"])
     assert "measured (calls)" not in plain.stderr
+
+
+def test_profile_gives_way_to_the_programs_own_trace(hloscope_bin, tmp_path):
+    """A program that traces itself keeps working: its trace() ends hloscope's (one trace at a time);
+    the calls before it are measured, and its own trace is written where it asked."""
+    own = tmp_path / "own"
+    prog = tmp_path / "prog.py"
+    prog.write_text(PROFILED.replace('print("done")', f"""
+with jax.profiler.trace({str(own)!r}):
+    x = step(w, x).block_until_ready()
+print("done")
+"""))
+    out = tmp_path / "run.json"
+    env = dict(os.environ, TMPDIR=str(tmp_path), JAX_PLATFORMS="cpu")
+    env.pop("XLA_FLAGS", None)
+    r = subprocess.run([hloscope_bin, "run", "--profile", "--json", str(out), "--", sys.executable, str(prog)],
+                       capture_output=True, text=True, env=env, timeout=600)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == "done\n"
+    assert "Traceback" not in r.stderr
+    assert any(name.endswith(".trace.json.gz") for _, _, files in os.walk(own) for name in files)
+    step = next(c for c in json.loads(out.read_text())["compilations"] if c["module"] == "jit_step")
+    assert step["cost"]["measured_calls"] == 4  # the loop's 4 calls, before the program's own trace

@@ -30,6 +30,7 @@ enum class RunEvent : uint8_t {
   kDumpsKept,            // in `what`
   kExited,               // the program ended (`why`: how); the summary covers what it compiled
   kInterrupted,          // Ctrl-C while the last compilations were checked
+  kBadProfile,           // --profile: a trace (`what`) that could not be read (`why`)
   kNoProfile,  // --profile: no trace under `what` (the program compiled nothing, or the profiler failed)
 };
 std::string RunMessage(RunEvent event, std::string_view what = "", std::string_view why = "");
