@@ -125,6 +125,16 @@ def _start_trace():
         profiler.start_trace = start_trace
         import jax.profiler
         jax.profiler.start_trace = start_trace
+        # Newer JAX: trace() starts a ProfileSession without start_trace.
+        session = getattr(profiler, "ProfileSession", None)
+        if session is not None and hasattr(session, "start"):
+            own_session_start = session.start
+
+            def session_start(self, *args, **kwargs):
+                _stop_trace()
+                return own_session_start(self, *args, **kwargs)
+
+            session.start = session_start
     except Exception as e:
         _tracing.append(False)
         sys.stderr.write("hloscope run: --profile could not start jax.profiler: %s\n" % (e,))
