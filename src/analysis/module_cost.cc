@@ -240,11 +240,11 @@ CostSummary SummarizeCost(const ModuleCost& cost, size_t top) {
   for (size_t i = 0; i < cost.kernels.size() && i < top; ++i) {
     const KernelCost& k = cost.kernels[i];
     s.top_kernels.push_back({k.kernel, k.enclosing_loops.empty() ? nullptr : k.enclosing_loops.front(),
-                             k.executions, k.per_call, k.seconds_per_call});
+                             k.executions, k.executions_upper_bound, k.per_call, k.seconds_per_call});
   }
   for (size_t i = 0; i < cost.loops.size() && i < top; ++i) {
     const LoopCost& l = cost.loops[i];
-    s.top_loops.push_back({l.loop, nullptr, l.executions, l.per_call, l.seconds_per_call});
+    s.top_loops.push_back({l.loop, nullptr, l.executions, false, l.per_call, l.seconds_per_call});
   }
   return s;
 }

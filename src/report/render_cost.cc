@@ -270,9 +270,9 @@ std::vector<std::string> CostSummaryLines(const CostSummary& cost, size_t top) {
     lines.push_back(fmt::format(
         "{:>6}  {:>9}  {:>11} {:>10}  {:>8}  {} ({}){}", Share(k.estimated_seconds, cost.estimated_seconds),
         HumanSeconds(k.estimated_seconds), HumanFlops(SatAdd(k.per_call.flops, k.per_call.transcendentals)),
-        HumanBytes(k.per_call.bytes_accessed),
-        k.executions ? std::to_string(*k.executions) : std::string("?"), Shown(k.instruction->name()),
-        KernelKind(*k.instruction), k.loop ? fmt::format(" in {}", Shown(k.loop->name())) : ""));
+        HumanBytes(k.per_call.bytes_accessed), ExecutionsText(k.executions, k.executions_upper_bound),
+        Shown(k.instruction->name()), KernelKind(*k.instruction),
+        k.loop ? fmt::format(" in {}", Shown(k.loop->name())) : ""));
   }
   if (const int64_t more = cost.kernels - static_cast<int64_t>(shown); shown > 0 && more > 0)
     lines.push_back(fmt::format("… {} more kernel{} (`hloscope cost`)", more, more == 1 ? "" : "s"));

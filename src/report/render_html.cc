@@ -326,7 +326,8 @@ void CostSection(const ModuleContext& m, std::ostream& out) {
     out << fmt::format(
         "<tr><td>{}{}</td><td>{}</td>{}{}{}{}</tr>\n", HtmlShown(k.instruction->name()),
         k.loop ? "<br><span class=\"muted\">in " + m.LoopLink(k.loop) + "</span>" : "",
-        HtmlShown(KernelKindText(*k.instruction)), NumCell(k.executions, ExecutionsText(k.executions, false)),
+        HtmlShown(KernelKindText(*k.instruction)),
+        NumCell(k.executions, ExecutionsText(k.executions, k.executions_upper_bound)),
         NumCell(SatAdd(k.per_call.flops, k.per_call.transcendentals),
                 HumanFlops(SatAdd(k.per_call.flops, k.per_call.transcendentals))),
         NumCell(k.per_call.bytes_accessed, HumanBytes(k.per_call.bytes_accessed)),

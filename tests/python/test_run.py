@@ -215,11 +215,10 @@ print("done")
 """
 
 
-def test_profile_measures_each_function_beside_the_estimate(hloscope_bin, tmp_path):
-    """--profile: jax.profiler traces the program; each compilation's kernels are timed by name and the
-    calls are counted from the trace (4 here); the summary puts the measured time beside the estimate."""
+def run_profiled(hloscope_bin, tmp_path, source):
+    """`hloscope run --profile --json` on a program: the finished run and its JSON."""
     prog = tmp_path / "prog.py"
-    prog.write_text(PROFILED)
+    prog.write_text(source)
     out = tmp_path / "run.json"
     env = dict(os.environ, TMPDIR=str(tmp_path), JAX_PLATFORMS="cpu")
     env.pop("XLA_FLAGS", None)
@@ -227,7 +226,13 @@ def test_profile_measures_each_function_beside_the_estimate(hloscope_bin, tmp_pa
                        capture_output=True, text=True, env=env, timeout=600)
     assert r.returncode == 0, r.stderr
     assert r.stdout == "done\n"
-    doc = json.loads(out.read_text())
+    return r, json.loads(out.read_text())
+
+
+def test_profile_measures_each_function_beside_the_estimate(hloscope_bin, tmp_path):
+    """--profile: jax.profiler traces the program; each compilation's kernels are timed by name and the
+    calls are counted from the trace (4 here); the summary puts the measured time beside the estimate."""
+    r, doc = run_profiled(hloscope_bin, tmp_path, PROFILED)
     with open(os.path.join(ROOT, "docs", "schema", "run.schema.json")) as f:
         jsonschema.validate(doc, json.load(f))
     step = next(c for c in doc["compilations"] if c["module"] == "jit_step")
@@ -238,6 +243,7 @@ def test_profile_measures_each_function_beside_the_estimate(hloscope_bin, tmp_pa
     row = next(line for line in r.stderr.splitlines() if line.strip().startswith("step ") and "(4)" in line)
     assert "f32[256,256]" in row
     # Without --profile nothing is measured, and no profiler runs.
+    out = tmp_path / "plain.json"
     plain = run(hloscope_bin, tmp_path, opts=("--json", str(out)))
     assert plain.returncode == 0, plain.stderr
     assert all(c["cost"]["measured_seconds"] is None for c in json.loads(out.read_text())["compilations"])
@@ -248,20 +254,12 @@ def test_profile_gives_way_to_the_programs_own_trace(hloscope_bin, tmp_path):
     """A program that traces itself keeps working: its trace() ends hloscope's (one trace at a time);
     the calls before it are measured, and its own trace is written where it asked."""
     own = tmp_path / "own"
-    prog = tmp_path / "prog.py"
-    prog.write_text(PROFILED.replace('print("done")', f"""
+    r, doc = run_profiled(hloscope_bin, tmp_path, PROFILED.replace('print("done")', f"""
 with jax.profiler.trace({str(own)!r}):
     x = step(w, x).block_until_ready()
 print("done")
 """))
-    out = tmp_path / "run.json"
-    env = dict(os.environ, TMPDIR=str(tmp_path), JAX_PLATFORMS="cpu")
-    env.pop("XLA_FLAGS", None)
-    r = subprocess.run([hloscope_bin, "run", "--profile", "--json", str(out), "--", sys.executable, str(prog)],
-                       capture_output=True, text=True, env=env, timeout=600)
-    assert r.returncode == 0, r.stderr
-    assert r.stdout == "done\n"
     assert "Traceback" not in r.stderr
     assert any(name.endswith(".trace.json.gz") for _, _, files in os.walk(own) for name in files)
-    step = next(c for c in json.loads(out.read_text())["compilations"] if c["module"] == "jit_step")
+    step = next(c for c in doc["compilations"] if c["module"] == "jit_step")
     assert step["cost"]["measured_calls"] == 4  # the loop's 4 calls, before the program's own trace

@@ -27,6 +27,7 @@ struct CostSummary {
     const HloInstruction* instruction = nullptr;  // a kernel, or a while loop
     const HloInstruction* loop = nullptr;         // the innermost loop around it; nullptr: none
     std::optional<int64_t> executions;
+    bool executions_upper_bound = false;  // under a conditional: at most `executions`
     HloCost per_call;
     double estimated_seconds = 0;
   };
