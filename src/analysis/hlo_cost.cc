@@ -31,14 +31,15 @@ class Coster {
   Coster(const CostOptions& options, ComputationMemo& memo) : options_(options), memo_(memo) {}
 
   HloCost Of(const HloInstruction& instr);
-  HloCost FlopsOf(const HloComputation& comp) { return ComputationFlops(&comp); }
 
  private:
   bool AsXla() const { return options_.counting == CostCounting::kAsXla; }
 
   // HloCostAnalysis::GetShapeSize: the backend's byte size (0 for a shape we
-  // cannot size, noted as incomplete).
+  // cannot size, noted as incomplete). Without bytes (a fused computation,
+  // a reducer) no shape is sized: 0.
   int64_t Size(const Shape& shape) {
+    if (!options_.count_bytes) return 0;
     std::optional<int64_t> n = ByteSizeOf(shape, {options_.pointer_size});
     if (!n) incomplete_ = true;
     return n.value_or(0);
@@ -272,9 +273,7 @@ void Coster::Fusion(const HloInstruction& fusion, HloCost& cost) {
 
 HloCost Coster::Of(const HloInstruction& instr) {
   HloCost cost;
-  // Without bytes (a fused computation, a reducer) no shape is sized.
-  const bool bytes = options_.count_bytes;
-  if (bytes) cost.bytes_accessed = DefaultBytes(instr);  // HloCostAnalysis::Preprocess
+  cost.bytes_accessed = DefaultBytes(instr);  // HloCostAnalysis::Preprocess
   const HloOpcode op = instr.opcode();
   switch (op) {
     case HloOpcode::kParameter:
@@ -287,10 +286,10 @@ HloCost Coster::Of(const HloInstruction& instr) {
       cost.bytes_accessed = 0;
       break;
     case HloOpcode::kTuple:
-      if (bytes) cost.bytes_accessed = Size(instr.shape());  // its index table
+      cost.bytes_accessed = Size(instr.shape());  // its index table
       break;
     case HloOpcode::kTranspose:
-      if (bytes && TransposeIsBitcast(instr)) cost.bytes_accessed = 0;
+      if (options_.count_bytes && TransposeIsBitcast(instr)) cost.bytes_accessed = 0;
       break;
     case HloOpcode::kDot:
       cost.flops = DotFlops(instr, &incomplete_);
@@ -347,26 +346,24 @@ HloCost Coster::Of(const HloInstruction& instr) {
       const int64_t n = (instr.operand_count() - 1) / 2;
       if (n < 1) break;
       int64_t updates = 0;
-      if (bytes) {
-        for (int64_t k = 0; k < n; ++k) updates = SatAdd(updates, Size(instr.operand(n + 1 + k)->shape()));
-        cost.bytes_accessed = SatAdd(SatMul(updates, 3), Size(instr.operand(n)->shape()));
-      }
+      for (int64_t k = 0; k < n; ++k) updates = SatAdd(updates, Size(instr.operand(n + 1 + k)->shape()));
+      cost.bytes_accessed = SatAdd(SatMul(updates, 3), Size(instr.operand(n)->shape()));
       Applied(instr.called(CallRole::kToApply), Elements(instr.operand(n + 1)->shape()), cost);
       break;
     }
     case HloOpcode::kGather:
-      if (!bytes || instr.operand_count() < 2) break;
+      if (instr.operand_count() < 2) break;
       cost.bytes_accessed = SatAdd(SatMul(Size(instr.shape()), 2), Size(instr.operand(1)->shape()));
       break;
     case HloOpcode::kSlice:
-      if (bytes) cost.bytes_accessed = SatMul(Size(instr.shape()), 2);
+      cost.bytes_accessed = SatMul(Size(instr.shape()), 2);
       break;
     case HloOpcode::kDynamicSlice:
-      if (!bytes || instr.operand_count() < 2) break;
+      if (instr.operand_count() < 2) break;
       cost.bytes_accessed = SatAdd(SatMul(Size(instr.shape()), 2), Size(instr.operand(1)->shape()));
       break;
     case HloOpcode::kDynamicUpdateSlice:
-      if (!bytes || instr.operand_count() < 3) break;
+      if (instr.operand_count() < 3) break;
       cost.bytes_accessed =
           SatAdd(SatMul(Size(instr.operand(1)->shape()), 2), Size(instr.operand(2)->shape()));
       break;
@@ -389,7 +386,6 @@ HloCost Coster::Of(const HloInstruction& instr) {
       // XLA assumes two replicas: one FLOP per output element.
       int64_t outputs = 0;
       cost.flops = ElementsRecursive(instr.shape());
-      if (!bytes) break;
       std::vector<const Shape*> todo = {&instr.shape()};
       while (!todo.empty()) {
         const Shape* s = todo.back();
@@ -407,9 +403,7 @@ HloCost Coster::Of(const HloInstruction& instr) {
     case HloOpcode::kTriangularSolve: {
       if (instr.operand_count() < 2) break;
       const Shape& a = instr.operand(0)->shape();
-      if (bytes)
-        cost.bytes_accessed =
-            SatAdd(SatAdd(Size(instr.shape()), Size(a) / 2), Size(instr.operand(1)->shape()));
+      cost.bytes_accessed = SatAdd(SatAdd(Size(instr.shape()), Size(a) / 2), Size(instr.operand(1)->shape()));
       const int64_t last = a.rank() > 0 ? a.dimensions.back() : 1;
       cost.flops = SatMul(kFmaFlops, SatMul(last, Elements(instr.operand(1)->shape())));
       break;
@@ -417,7 +411,7 @@ HloCost Coster::Of(const HloInstruction& instr) {
     case HloOpcode::kCholesky: {
       if (instr.operand_count() < 1) break;
       const Shape& a = instr.operand(0)->shape();
-      if (bytes) cost.bytes_accessed = Size(a) / 2 * 2;
+      cost.bytes_accessed = Size(a) / 2 * 2;
       const int64_t last = a.rank() > 0 ? a.dimensions.back() : 1;
       cost.flops = SatMul(last, Elements(a)) / 3;
       break;

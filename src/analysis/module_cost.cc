@@ -105,11 +105,9 @@ ModuleCost CostModule(const HloModule& module, const ExecutionCounts& counts, co
           !k.per_run.incomplete)
         continue;
       std::vector<FlopsShare> shares;
-      if (instr->opcode() == HloOpcode::kFusion && instr->fused_computation() && !index) {
-        // No lines: only the fusion's matrix FLOPs.
-        if (k.per_run.matmul_flops > 0)
-          shares.push_back({nullptr, k.per_run.matmul_flops, 0, k.per_run.matmul_flops});
-      } else if (instr->opcode() == HloOpcode::kFusion && instr->fused_computation()) {
+      // With lines, a fusion's FLOPs go to the lines of its operations;
+      // otherwise all to the kernel.
+      if (instr->opcode() == HloOpcode::kFusion && instr->fused_computation() && index) {
         int64_t budget = int64_t{1} << 20;
         FusedShares(*instr->fused_computation(), *index, costs, shares, budget);
       } else if (k.per_run.flops > 0 || k.per_run.transcendentals > 0) {

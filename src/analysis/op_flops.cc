@@ -17,6 +17,22 @@ int64_t ElementCount(const Shape& shape, bool* incomplete) {
   return n.value_or(0);
 }
 
+// HloCostAnalysis::GetDotFlops: an FMA per output element and contracted
+// element of the lhs. A contracting dimension out of range or unbounded
+// (`?`, stored as -1) has no size to count: noted as incomplete.
+int64_t ContractionFlops(const Shape& lhs, const Shape& out, const std::vector<int64_t>& contracting,
+                         bool* incomplete) {
+  int64_t width = 1;
+  for (int64_t d : contracting) {
+    if (d < 0 || d >= lhs.rank() || lhs.dimensions[d] < 0) {
+      *incomplete = true;
+      continue;
+    }
+    width = SatMul(width, lhs.dimensions[d]);
+  }
+  return SatMul(SatMul(kFmaFlops, ElementCount(out, incomplete)), width);
+}
+
 }  // namespace
 
 bool IsTranscendental(HloOpcode op) {
@@ -44,21 +60,10 @@ bool IsTranscendental(HloOpcode op) {
 
 int64_t DotFlops(const HloInstruction& dot, bool* incomplete) {
   if (dot.operand_count() < 1) return 0;
-  const Shape& lhs = dot.operand(0)->shape();
   std::optional<std::vector<int64_t>> contracting = IntListAttribute(dot, "lhs_contracting_dims");
-  int64_t width = 1;
-  if (!contracting) {
-    *incomplete = true;
-  } else {
-    for (int64_t d : *contracting) {
-      if (d < 0 || d >= lhs.rank() || lhs.dimensions[d] < 0) {  // -1: an unbounded dimension
-        *incomplete = true;
-        continue;
-      }
-      width = SatMul(width, lhs.dimensions[d]);
-    }
-  }
-  return SatMul(SatMul(kFmaFlops, ElementCount(dot.shape(), incomplete)), width);
+  if (!contracting) *incomplete = true;
+  return ContractionFlops(dot.operand(0)->shape(), dot.shape(), contracting.value_or(std::vector<int64_t>{}),
+                          incomplete);
 }
 
 std::optional<int64_t> LibraryGemmFlops(const HloInstruction& call) {
@@ -73,14 +78,8 @@ std::optional<int64_t> LibraryGemmFlops(const HloInstruction& call) {
                          ? *call.shape().tuple_shapes[0]
                          : call.shape();
   if (!lhs.IsArray() || !out.IsArray()) return std::nullopt;
-  int64_t width = 1;
-  for (int64_t d : *contracting) {
-    // An unbounded dimension (`?`, stored as -1) has no size to count.
-    if (d < 0 || d >= lhs.rank() || lhs.dimensions[d] < 0) return std::nullopt;
-    width = SatMul(width, lhs.dimensions[d]);
-  }
   bool incomplete = false;
-  const int64_t flops = SatMul(SatMul(kFmaFlops, ElementCount(out, &incomplete)), width);
+  const int64_t flops = ContractionFlops(lhs, out, *contracting, &incomplete);
   if (incomplete) return std::nullopt;
   return flops;
 }

@@ -4,6 +4,7 @@
 #include <memory>
 #include <string>
 
+#include "hloscope/analysis/execution_counts.h"
 #include "hloscope/analysis/measured_cost.h"
 #include "hloscope/analysis/module_cost.h"
 #include "hloscope/app/session.h"
@@ -55,7 +56,9 @@ void AttachRunProfile(const fs::path& profile_dir, const fs::path& dump_dir, std
     err << RunMessage(RunEvent::kNoProfile, profile_dir.string()) << "\n";
     return;
   }
-  // Each dump once: a dump holds the modules of one compilation.
+  // Each dump once: a dump holds the modules of one compilation. It was
+  // checked while the program ran; here only its kernels' costs are
+  // needed (no check, no buffer assignment or other dumps beside it).
   std::map<std::string, std::unique_ptr<Session>> sessions;
   for (RunRecord& r : records) {
     std::unique_ptr<Session>& session = sessions[r.dump];
@@ -64,16 +67,20 @@ void AttachRunProfile(const fs::path& profile_dir, const fs::path& dump_dir, std
       request.path = (dump_dir / r.dump).string();
       request.require_optimized = true;
       request.use_buffer_assignment = false;
+      request.find_thunk_metadata = false;
+      request.find_pre_partition = false;
+      request.find_donation_request = false;
       Result<std::unique_ptr<Session>> opened = Session::Open(request);
       if (!opened.ok()) continue;
       session = std::move(opened).value();
     }
-    for (ModuleAnalysis* a : session->Analyses()) {
-      if (a->module.name() != r.module) continue;
+    for (const HloModule* module : session->modules()) {
+      if (module->name() != r.module) continue;
+      const ExecutionCounts counts = ExecutionCounts::Run(*module);
       // The trace of the process that ran it: the one that names the module.
       for (const ProfileTrace& trace : traces) {
         if (!trace.HasModule(r.module)) continue;
-        ModuleCost cost = CostModule(a->module, a->counts, nullptr);
+        ModuleCost cost = CostModule(*module, counts, nullptr);
         AttachMeasuredCost(trace, cost);
         if (cost.measured && cost.measured->calls > 0) {
           r.measured_seconds = cost.measured->seconds_per_call;

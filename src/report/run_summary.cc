@@ -64,6 +64,13 @@ std::string Signatures(const Row& row) {
   return fmt::format("{}; … {} signatures", sigs.front(), sigs.size());
 }
 
+// A function's name in the summary's 28-wide first column.
+std::string FunctionColumn(const std::string& function) {
+  std::string name = Shown(function);
+  if (name.size() > 28) name = name.substr(0, 27) + "…";
+  return name;
+}
+
 // The compilation of a function that needs the most memory per call
 // (nullptr: none has its buffer assignment).
 const RunRecord* LargestPeak(const Row& row) {
@@ -172,8 +179,7 @@ void RenderRunSummary(const std::vector<RunRecord>& records, const RunSummaryOpt
       quiet.push_back(Shown(row.function));
       continue;
     }
-    std::string name = Shown(row.function);
-    if (name.size() > 28) name = name.substr(0, 27) + "…";
+    std::string name = FunctionColumn(row.function);
     out << fmt::format("  {:<28} {:>3}  {:>10} {:>12}  {:>5} {:>7} {:>8}  {}{}\n", name,
                        row.compilations.size(), w.copies_per_call, HumanBytes(w.bytes_per_call),
                        w.growing_loops, w.out_of_place, w.donation_problems, Shown(w.where),
@@ -202,8 +208,7 @@ void RenderRunSummary(const std::vector<RunRecord>& records, const RunSummaryOpt
   if (!peaks.empty()) {
     out << "\n  memory per call, largest peak first (per device, by XLA's buffer assignment):\n";
     for (size_t i = 0; i < peaks.size() && i < 5; ++i) {
-      std::string name = Shown(peaks[i].first->function);
-      if (name.size() > 28) name = name.substr(0, 27) + "…";
+      std::string name = FunctionColumn(peaks[i].first->function);
       out << fmt::format("  {:<28} {:>10}  {}\n", name, HumanBytes(*peaks[i].second->peak_bytes),
                          Shown(peaks[i].second->signature));
     }
@@ -240,8 +245,7 @@ void RenderRunSummary(const std::vector<RunRecord>& records, const RunSummaryOpt
                          "measured (calls)");
     for (size_t i = 0; i < work.size() && i < 5; ++i) {
       const RunRecord& r = *work[i].second;
-      std::string name = Shown(work[i].first->function);
-      if (name.size() > 28) name = name.substr(0, 27) + "…";
+      std::string name = FunctionColumn(work[i].first->function);
       std::string timed =
           !measured ? ""
           : r.measured_seconds
