@@ -112,6 +112,11 @@ def diff(a: Any, b: Any, *, fail_on: Any = (), min_bytes: int = 0, include_minor
 # ---- scaling --------------------------------------------------------------------------
 
 
+def _flops(item: dict, side: str) -> Optional[int]:
+    """A kernel item's FLOPs per run on one side ("a" or "b") of a diff; None for other findings."""
+    return (item.get(side) or {}).get("flops")
+
+
 def _fit(xs: Sequence[float], ys: Sequence[Optional[float]]) -> Optional[float]:
     """Least-squares slope of log(y) on log(x): the exponent of y in x."""
     pts = [(math.log(x), math.log(y)) for x, y in zip(xs, ys) if y is not None and y > 0 and x > 0]
@@ -135,16 +140,35 @@ class ScalingFinding:
     bytes: list  # bytes per run at each size (None where absent)
     bytes_per_call: list
     exponent: Optional[float]  # of bytes per run in the size
+    # Kernels: FLOPs per run at each size and their exponent; loops: what their kernels read of
+    # the loop's buffer whole per iteration, and its exponent (None where not known).
+    flops: list = field(default_factory=list)
+    flops_exponent: Optional[float] = None
+    whole_read: list = field(default_factory=list)
+    whole_read_exponent: Optional[float] = None
+    # `hloscope diff`'s verdict, smallest size against each larger one (None where the finding
+    # is not at that size): one growth rule for check, diff and scaling (docs/diff.md).
+    diff_grows: list = field(default_factory=list)
 
     @property
     def grows(self) -> bool:
+        """The diff's verdict against the largest size the finding is at (bytes, FLOPs or whole
+        reads per run growing at least as the square root of the arguments, by more than 5 %)."""
+        known = [g for g in self.diff_grows if g is not None]
+        if known:
+            return known[-1]
         return self.exponent is not None and self.exponent >= 0.5
 
     def __str__(self) -> str:
         where = f" at {self.source}" if self.source else ""
-        e = "?" if self.exponent is None else f"{self.exponent:.2f}"
         what = self.what if self.what.startswith(self.kind) else f"{self.kind} {self.what}"
-        return f"{what}{where}: bytes per run ∝ size^{e}"
+        # The figure that grows the most: bytes, else a kernel's FLOPs or a loop's whole reads.
+        figure, e = "bytes per run", self.exponent
+        for name, other in (("FLOPs per run", self.flops_exponent),
+                            ("whole reads per iteration", self.whole_read_exponent)):
+            if other is not None and (e is None or other > e + 0.25):
+                figure, e = name, other
+        return f"{what}{where}: {figure} ∝ size^{'?' if e is None else f'{e:.2f}'}"
 
 
 @dataclass
@@ -340,6 +364,9 @@ def scaling(fn: Any, make_args: Callable[[int], Sequence[Any]], sizes: Sequence[
                 continue
             per_run = [it["a"]["bytes"]]
             per_call = [it["a"]["bytes_per_call"]]
+            flops = [_flops(it, "a")]
+            whole = [it["a"].get("whole_read_bytes")]
+            grows = []
             for d in diffs:
                 items = d.modules[0]["items"] if d.modules else []
                 # The same finding of A: the diffs share A, so its k-th item of A
@@ -349,8 +376,13 @@ def scaling(fn: Any, make_args: Callable[[int], Sequence[Any]], sizes: Sequence[
                 b = match["b"] if match else None
                 per_run.append(b["bytes"] if b else None)
                 per_call.append(b["bytes_per_call"] if b else None)
-            findings.append(ScalingFinding(kind=it["kind"], what=it["what"], source=it["source"], bytes=per_run,
-                                           bytes_per_call=per_call, exponent=_fit(sizes, per_run)))
+                flops.append(_flops(match, "b") if b else None)
+                whole.append(b.get("whole_read_bytes") if b else None)
+                grows.append(match["grows"] if b else None)
+            findings.append(ScalingFinding(
+                kind=it["kind"], what=it["what"], source=it["source"], bytes=per_run, bytes_per_call=per_call,
+                exponent=_fit(sizes, per_run), flops=flops, flops_exponent=_fit(sizes, flops),
+                whole_read=whole, whole_read_exponent=_fit(sizes, whole), diff_grows=grows))
     findings.sort(key=lambda f: -(f.bytes_per_call[-1] or f.bytes_per_call[0] or 0))
     result = ScalingResult(sizes=sizes, findings=findings, diffs=diffs, max_bytes=max_bytes)
     result.peaks = [(r.memory or {}).get("peak_bytes") for r in reports]

@@ -149,11 +149,14 @@ class Feed:
 
 @dataclass
 class Scaling:
-    """One thing a loop moves every iteration: a copy, a carry rewritten in full, a collective."""
+    """One thing a loop moves every iteration: a copy, a carry rewritten in full, a collective,
+    a kernel reading the loop's buffer whole."""
 
-    kind: str = "copy"  # copy, carry-rewrite, collective
+    kind: str = "copy"  # copy, carry-rewrite, collective, whole-read
     copy: Optional[Position] = None
     collective: Optional[Ref] = None  # kind collective
+    kernel: Optional[Ref] = None  # kind whole-read: the kernel that reads carry `carry` whole
+    source: Optional[Source] = None  # kind whole-read: the kernel's line
     carry: Optional[int] = None
     rewritten_by: Optional[Position] = None
     shape: str = ""
@@ -167,6 +170,7 @@ class Scaling:
     @classmethod
     def from_json(cls, d: dict) -> "Scaling":
         return _from_dict(cls, d, convert={"copy": Position.from_json, "collective": Ref.from_json,
+                                           "kernel": Ref.from_json, "source": Source.from_json,
                                            "rewritten_by": Position.from_json})
 
 

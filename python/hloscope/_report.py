@@ -39,6 +39,9 @@ class ModuleReport:
     path: Optional[str] = None
     entry_signature: str = ""  # "(f32[1024,64], s32[]) -> f32[1024,64]", layouts left out
     headline: str = ""
+    # What grows with buffer size and moves the most per call (a loop's copy, full rewrite,
+    # whole read or collective), with why and what bounds it; None when no loop grows.
+    growth: Optional[str] = None
     buffer_assignment: Optional[str] = None  # the dump the verdicts were checked against
     buffer_assignment_unused: Optional[str] = None  # a dump not applied (several modules)
     buffer_assignment_mismatch: Optional[str] = None  # why that dump is another module's

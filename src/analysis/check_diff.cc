@@ -46,8 +46,16 @@ void Compare(const ModuleDiff& m, DiffItem* item) {
   auto grows_by = [](std::optional<double> exponent, std::optional<double> ratio) {
     return exponent && ratio && *exponent >= 0.5 && std::abs(std::log(*ratio)) > std::log(1.05);
   };
-  item->grows = item->kind != DiffKind::kParameter && (grows_by(item->exponent, item->bytes_ratio) ||
-                                                       grows_by(item->flops_exponent, item->flops_ratio));
+  // A loop's work also grows when its kernels read a larger buffer whole
+  // every iteration (nothing copied or rewritten more): `check` flags such
+  // a loop as growing with the buffer, and so does the diff.
+  item->whole_read_ratio = Ratio(a.whole_read_bytes, b.whole_read_bytes);
+  if (item->whole_read_ratio && m.size_ratio && std::abs(std::log(*m.size_ratio)) > 1e-9)
+    item->whole_read_exponent = std::log(*item->whole_read_ratio) / std::log(*m.size_ratio);
+  item->grows =
+      item->kind != DiffKind::kParameter &&
+      (grows_by(item->exponent, item->bytes_ratio) || grows_by(item->flops_exponent, item->flops_ratio) ||
+       grows_by(item->whole_read_exponent, item->whole_read_ratio));
   if (item->grows) {
     // The argument it tracks: the one it copies, else one that grew as much
     // as the array involved, else the one that grew the most.

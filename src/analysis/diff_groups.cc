@@ -225,6 +225,9 @@ class SideBuilder {
     GroupKey exact{DiffKind::kLoop, "", "", "", false, -1, l.loop_depth, src.text, src.op_name};
     GroupKey loose{DiffKind::kLoop, "loose", "", "", false, -1, l.loop_depth, src.function, src.op_name};
     GroupKey fallback{DiffKind::kLoop, "", "", "", false, -1, l.loop_depth, "", ""};
+    for (const DocScaling& sc : l.scaling)
+      if (sc.kind == LoopScaling::Kind::kWholeRead)
+        s.whole_read_bytes = SatAdd(s.whole_read_bytes.value_or(0), sc.bytes);
     // Its carries rewritten in full: by carry number within the loop.
     for (const DocScaling& sc : l.scaling) {
       if (sc.kind != LoopScaling::Kind::kCarryRewritten) continue;

@@ -62,7 +62,7 @@ constexpr CollectiveCause kCollectiveCauses[] = {
 #undef COLLECTIVE_CAUSE
 };
 constexpr LoopScaling::Kind kScalingKinds[] = {LoopScaling::Kind::kCopy, LoopScaling::Kind::kCarryRewritten,
-                                               LoopScaling::Kind::kCollective};
+                                               LoopScaling::Kind::kCollective, LoopScaling::Kind::kWholeRead};
 
 std::optional<DocSource> SourceOf(const Json& finding) {
   const Json& s = Field(finding, "source");

@@ -122,6 +122,8 @@ std::string_view ScalingKindName(LoopScaling::Kind kind) {
       return "carry-rewrite";
     case LoopScaling::Kind::kCollective:
       return "collective";
+    case LoopScaling::Kind::kWholeRead:
+      return "whole-read";
   }
   return "copy";
 }

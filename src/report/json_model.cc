@@ -279,6 +279,11 @@ Json LoopJson(const LoopFinding& l) {
     js["carry"] = rewrite ? Json(s.carry) : Json(nullptr);
     js["rewritten_by"] = rewrite ? PositionJson(s.rewritten_by) : Json(nullptr);
     js["collective"] = RefJson(s.collective);
+    if (s.kind == LoopScaling::Kind::kWholeRead) {
+      js["carry"] = s.carry;
+      js["kernel"] = RefJson(s.kernel);
+      js["source"] = SourceJson(s.source);
+    }
     js["shape"] = s.shape->ToString();
     js["bytes"] = Opt(s.bytes);
     js["grows_with_buffer"] = s.grows_with_buffer;

@@ -12,6 +12,7 @@
 #include "hloscope/report/collective_words.h"
 #include "hloscope/report/donation_words.h"
 #include "hloscope/report/enum_names.h"
+#include "hloscope/report/growth_words.h"
 #include "hloscope/report/json_stream.h"
 #include "hloscope/report/render_cost.h"
 #include "hloscope/report/render_memory.h"
@@ -162,7 +163,7 @@ void LoopsSection(const ModuleCheck& m, std::ostream& out) {
         rewrites[s.carry] = &s;
         continue;
       }
-      if (s.kind == LoopScaling::Kind::kCollective) {
+      if (s.kind == LoopScaling::Kind::kCollective || s.kind == LoopScaling::Kind::kWholeRead) {
         out << fmt::format("  {:<18} {}\n", "", ScalingText(s, l));
         continue;
       }
@@ -258,6 +259,8 @@ void RenderCheckText(const std::vector<const ModuleCheck*>& modules, const Check
              "does not say how many devices run it (replica_count and num_partitions are 1).\n";
     if (std::string largest = LargestCopyLine(m); !largest.empty())
       out << fmt::format("  Largest: {}.\n", largest);
+    if (std::string growth = GrowthLine(m); !growth.empty())
+      out << fmt::format("  Grows with buffer size: {}.\n", growth);
     if (std::string dropped = DroppedDonationsLine(m); !dropped.empty())
       out << fmt::format("  Donation dropped: {} (see PARAMETERS).\n", dropped);
     if (!m.copies.empty()) CopiesSection(m, options, out);
@@ -327,6 +330,8 @@ void WriteCheckJson(const std::vector<const ModuleCheck*>& modules, const std::v
     Json head = ModuleHeaderJson(*m->module);
     head["entry_signature"] = EntrySignature(*m->module);
     head["headline"] = Headline(*m);
+    std::string growth = GrowthLine(*m);
+    head["growth"] = growth.empty() ? Json(nullptr) : Json(growth);
     head["buffer_assignment"] =
         m->buffer_assignment_applied ? Json(m->buffer_assignment_path) : Json(nullptr);
     head["buffer_assignment_unused"] = !m->buffer_assignment_applied && !m->buffer_assignment_path.empty()

@@ -126,7 +126,12 @@ std::string ModuleLabel(const UnpairedModule& m) {
 // "linear in buf.1", "quadratic in buf.1", "exponent 1.5 in buf.1".
 std::string Law(const DiffItem& it) {
   if (!it.exponent) return "";
+  // A finding that grows by its FLOPs or by what its kernels read whole
+  // (its bytes per run flat) follows the law of what grows.
   double e = *it.exponent;
+  if (it.grows)
+    for (const std::optional<double>& other : {it.flops_exponent, it.whole_read_exponent})
+      if (other && *other > e) e = *other;
   std::string in = it.grows_with.empty() ? "" : " in " + it.grows_with;
   if (std::abs(e - 1) < 0.15) return "linear" + in;
   if (std::abs(e - 2) < 0.2) return "quadratic" + in;
@@ -169,6 +174,11 @@ std::string GrowthText(const ModuleDiff& m, const DiffItem& it) {
   if (it.flops_ratio && std::abs(std::log(*it.flops_ratio)) > std::log(1.05) && it.a->flops && it.b->flops)
     s += fmt::format("; {} → {} per run ({})", HumanFlops(*it.a->flops), HumanFlops(*it.b->flops),
                      Ratio(*it.flops_ratio));
+  // A loop's kernels reading its buffer whole.
+  if (it.whole_read_ratio && std::abs(std::log(*it.whole_read_ratio)) > std::log(1.05))
+    s += fmt::format("; its kernels read {} → {} of the buffer whole per iteration ({})",
+                     HumanBytes(it.a->whole_read_bytes), HumanBytes(it.b->whole_read_bytes),
+                     Ratio(*it.whole_read_ratio));
   return s;
 }
 
@@ -195,6 +205,26 @@ std::string Listing(const std::vector<const DiffItem*>& items, size_t max) {
   return s;
 }
 
+// The growing finding that moves the most per call in B: a copy, update,
+// carry or kernel (a loop's figure is its copies' and rewrites', listed on
+// their own), else a loop.
+std::string GrowsMostLine(const std::vector<const DiffItem*>& scales) {
+  const DiffItem* most = nullptr;
+  auto per_call = [](const DiffItem& it) { return it.b->bytes_per_call.value_or(0); };
+  for (bool loops : {false, true}) {
+    for (const DiffItem* it : scales) {
+      if ((it->kind == DiffKind::kLoop) != loops || !it->a || !it->b) continue;
+      if (!most || per_call(*it) > per_call(*most)) most = it;
+    }
+    if (most) break;
+  }
+  if (!most || scales.size() < 2) return "";
+  std::string s = fmt::format("Grows most: {}: {} → {} per call", Label(*most),
+                              HumanBytes(most->a->bytes_per_call), HumanBytes(most->b->bytes_per_call));
+  if (most->per_call_ratio) s += fmt::format(" ({})", Ratio(*most->per_call_ratio));
+  return s + ".";
+}
+
 Json SideJson(const std::optional<DiffSide>& side) {
   if (!side) return nullptr;
   const DiffSide& s = *side;
@@ -211,6 +241,8 @@ Json SideJson(const std::optional<DiffSide>& side) {
   j["in_loop"] = s.in_loop;
   j["copies_parameter"] = s.tied_parameter.empty() ? Json(nullptr) : Json(s.tied_parameter);
   j["trip_count"] = Opt(s.trip_count);
+  j["whole_read_bytes"] = Opt(s.whole_read_bytes);
+  j["flops"] = Opt(s.flops);
   return j;
 }
 
@@ -239,6 +271,7 @@ std::vector<std::string> DiffSummaryLines(const ModuleDiff& m) {
   } else {
     out.push_back(fmt::format("What scales (as {} grows {}): {}.", m.size_parameter, Ratio(*m.size_ratio),
                               Listing(scales, 5)));
+    if (std::string most = GrowsMostLine(scales); !most.empty()) out.push_back(std::move(most));
   }
   out.push_back(added.empty() ? "What is new: nothing." : fmt::format("What is new: {}.", Listing(added, 5)));
   if (!gone.empty()) out.push_back(fmt::format("What is gone: {}.", Listing(gone, 5)));

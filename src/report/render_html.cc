@@ -11,6 +11,7 @@
 #include "hloscope/report/collective_words.h"
 #include "hloscope/report/donation_words.h"
 #include "hloscope/report/enum_names.h"
+#include "hloscope/report/growth_words.h"
 #include "hloscope/report/html_text.h"
 #include "hloscope/report/loop_graph.h"
 #include "hloscope/report/memory_svg.h"
@@ -396,12 +397,9 @@ void AnswerSection(const ModuleContext& m, const HtmlReportOptions& options, std
     if (!l.scales_with_buffer) continue;
     ++loops;
     std::string src = m.SourceCell(l.source);
-    items.push_back(fmt::format(
-        "<li class=\"loop\"><a href=\"#{}\">{}</a>{} grows with buffer size: {} copied and {} rewritten per "
-        "iteration</li>",
-        Anchor(m.index, AnchorKind::kLoop, li), HtmlShown(l.loop->name()), src.empty() ? "" : " at " + src,
-        HtmlEscape(HumanBytes(l.copy_bytes_per_iteration)),
-        HtmlEscape(HumanBytes(l.rewrite_bytes_per_iteration))));
+    items.push_back(fmt::format("<li class=\"loop\"><a href=\"#{}\">{}</a>{} grows with buffer size: {}</li>",
+                                Anchor(m.index, AnchorKind::kLoop, li), HtmlShown(l.loop->name()),
+                                src.empty() ? "" : " at " + src, HtmlShown(LoopGrowthText(l))));
   }
   if (items.empty())
     out << "<p class=\"ok\">Nothing to fix: no array copy in your code, every update in place, no loop that "

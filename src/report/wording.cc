@@ -210,16 +210,27 @@ std::string ScalingText(const LoopScaling& s) {
   if (s.kind == LoopScaling::Kind::kCopy)
     return fmt::format("{} copies {} ({}) every iteration", s.copy.instruction->name(), HumanBytes(s.bytes),
                        s.shape->ToString());
+  if (s.kind == LoopScaling::Kind::kWholeRead) {
+    std::string where = SourceText(s.source);
+    return fmt::format("{}{} reads carry {} ({}, {}) whole every iteration", s.kernel->name(),
+                       where.empty() ? "" : " at " + where, s.carry, s.shape->ToString(),
+                       HumanBytes(s.bytes));
+  }
   return fmt::format("carry {} ({}, {}) is rewritten in full by {} every iteration", s.carry,
                      s.shape->ToString(), HumanBytes(s.bytes), PositionText(s.rewritten_by));
 }
 
 std::string ScalingText(const LoopScaling& s, const LoopFinding& loop) {
-  if (s.kind != LoopScaling::Kind::kCarryRewritten || s.carry < 0 ||
-      s.carry >= static_cast<int64_t>(loop.carries.size()))
-    return ScalingText(s);
+  bool by_carry = s.kind == LoopScaling::Kind::kCarryRewritten || s.kind == LoopScaling::Kind::kWholeRead;
+  if (!by_carry || s.carry < 0 || s.carry >= static_cast<int64_t>(loop.carries.size())) return ScalingText(s);
   const LoopCarry& c = loop.carries[s.carry];
   std::string name = CarryName(c);
+  if (s.kind == LoopScaling::Kind::kWholeRead) {
+    std::string where = SourceText(s.source);
+    return fmt::format("{}{} reads carry {} ({}{}, {}) whole every iteration", s.kernel->name(),
+                       where.empty() ? "" : " at " + where, s.carry, name.empty() ? "" : name + ", ",
+                       s.shape->ToString(), HumanBytes(s.bytes));
+  }
   std::string where = SourceText(c.update.source);
   return fmt::format("carry {} ({}{}, {}) is rewritten in full by {}{} every iteration", s.carry,
                      name.empty() ? "" : name + ", ", s.shape->ToString(), HumanBytes(s.bytes),

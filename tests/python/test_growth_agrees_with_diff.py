@@ -68,10 +68,38 @@ def counters_beside_clusters(n):
     return jax.jit(fill, donate_argnums=(0, 1)), (jnp.zeros((n, 256, 16)), jnp.zeros((4,)), jnp.ones((8, 256, 16)))
 
 
-PROGRAMS = [env_beside_storage, ring_read_after_write, masked_cache_write, counters_beside_clusters]
+def kv_cache_decode(n):
+    """A decode loop writing one row of a KV cache in place and attending over the whole cache.
+
+    Nothing is copied or rewritten: the step's work grows because two dots read the cache whole.
+    """
+    def decode(k, v, q):
+        def body(t, c):
+            k, v, q = c
+            k = jax.lax.dynamic_update_slice(k, q[None, :], (t, 0))
+            v = jax.lax.dynamic_update_slice(v, 2 * q[None, :], (t, 0))
+            q = jnp.tanh(jax.nn.softmax(k @ q) @ v)
+            return k, v, q
+        return jax.lax.fori_loop(0, 32, body, (k, v, q))
+    return jax.jit(decode, donate_argnums=(0, 1)), (jnp.zeros((n, 64)), jnp.zeros((n, 64)), jnp.ones((64,)))
+
+
+def fixed_table_beside_outputs(n):
+    """Outputs stored in place one row a step; a fixed 64x64 table read whole by a dot every step."""
+    def run(out, table, x):
+        def body(t, c):
+            out, x = c
+            x = jnp.tanh(table @ x)
+            return out.at[t].set(x), x
+        return jax.lax.fori_loop(0, 32, body, (out, x))
+    return jax.jit(run, donate_argnums=0), (jnp.zeros((n, 64)), jnp.ones((64, 64)) / 64, jnp.ones((64,)))
+
+
+PROGRAMS = [env_beside_storage, ring_read_after_write, masked_cache_write, counters_beside_clusters,
+            kv_cache_decode, fixed_table_beside_outputs]
 # Whether the program's loop grows with the buffer at all (so that agreement is not vacuous).
 GROWS = {"env_beside_storage": False, "ring_read_after_write": True, "masked_cache_write": True,
-         "counters_beside_clusters": False}
+         "counters_beside_clusters": False, "kv_cache_decode": True, "fixed_table_beside_outputs": False}
 
 
 def _compile(make, n, path):
@@ -109,3 +137,33 @@ def test_check_flags_a_loop_exactly_when_diff_finds_it_growing(make, hloscope_bi
         for s in loop["scaling"]:
             if s["grows_with_buffer"]:
                 assert s["shape"] not in small_shapes, (s["shape"], s["kind"])
+    # A loop flagged for what its kernels read whole: the kernels' own costs (bytes and FLOPs by
+    # XLA's rules, not the flag) grow in the diff, and the headline names the kernel.
+    whole_reads = [s for l in check["loops"] for s in l["scaling"] if s["kind"] == "whole-read"]
+    growing_kernels = {n for i in diff["items"] if i["kind"] == "kernel" and i["grows"] and i["b"]["in_loop"]
+                       for n in i["b"]["instructions"]}
+    for s in whole_reads:
+        assert s["kernel"]["instruction"] in growing_kernels, (s["kernel"], growing_kernels)
+    if whole_reads and all(s["grows_with_buffer"] for s in whole_reads):
+        assert check["growth"] and "whole every iteration" in check["growth"], check["growth"]
+    assert (check["growth"] is not None) == bool(flagged), check["growth"]
+
+
+@pytest.mark.parametrize("make", PROGRAMS, ids=[p.__name__ for p in PROGRAMS])
+def test_scaling_agrees_with_check_and_diff(make, hloscope_bin, tmp_path):
+    """hloscope.scaling() judges growth by the diff's rule: the loops it finds growing are the
+    loops `check` flags, and a decode step's kernels grow by what they read, not by what is copied."""
+    hloscope = pytest.importorskip("hloscope")
+    jitted, _ = make(256)
+    result = hloscope.scaling(jitted, lambda n: make(n)[1], sizes=(256, 1024), progress=False)
+    growing_loops = {_line(f.source) for f in result.growing if f.kind == "loop"}
+    check = _json(hloscope_bin, "check", _compile(make, 1024, tmp_path / "large.hlo.txt"))["modules"][0]
+    flagged = {_line(l["source"]["text"]) for l in check["loops"] if l["scales_with_buffer"]}
+    assert growing_loops == flagged, (growing_loops, flagged, str(result))
+    if make is kv_cache_decode:
+        loop = next(f for f in result.growing if f.kind == "loop")
+        assert loop.exponent == pytest.approx(0.0, abs=0.05)  # nothing copied or rewritten more
+        assert loop.whole_read_exponent == pytest.approx(1.0, abs=0.05)
+        assert "whole reads per iteration ∝ size^1.00" in str(loop)
+        dots = [f for f in result.growing if f.kind == "kernel" and "dot" in f.what.split()]
+        assert dots and all(d.flops_exponent == pytest.approx(1.0, abs=0.05) for d in dots), str(result)

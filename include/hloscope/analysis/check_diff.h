@@ -102,6 +102,9 @@ struct DiffSide {
   std::string tied_parameter;                       // copies: the entry parameter copied (name), if any
   std::optional<int64_t> trip_count;                // loops
   std::optional<int64_t> copy_bytes_per_iteration;  // loops
+  // Loops: what kernels read of the loop's buffer whole every iteration
+  // (check's `whole-read` scaling entries; an attention over a KV cache).
+  std::optional<int64_t> whole_read_bytes;
 };
 
 // A change between A and B of a matched group.
@@ -136,6 +139,8 @@ struct DiffItem {
   // while its FLOPs grow (a matmul over a growing contraction, a sort) grows.
   std::optional<double> flops_ratio;
   std::optional<double> flops_exponent;
+  std::optional<double> whole_read_ratio;  // loops: b.whole_read_bytes / a.whole_read_bytes
+  std::optional<double> whole_read_exponent;
   bool grows = false;      // bytes (or a kernel's FLOPs) per run grow with the arrays (exponent >= 0.5)
   std::string grows_with;  // the argument it tracks ("buf.1"), if one
   std::vector<DiffChange> changes;

@@ -336,24 +336,25 @@ struct LoopScaling {
     kCopy,            // a copy runs every iteration
     kCarryRewritten,  // a carry is rewritten in full every iteration
     kCollective,      // a collective runs every iteration (per device)
+    kWholeRead,       // a kernel reads a carry whole every iteration (attention over a cache)
   };
   Kind kind = Kind::kCopy;
   HloPosition copy;                                 // kCopy: the copy (a CopyFinding's `copy`)
   const HloInstruction* collective = nullptr;       // kCollective: a CollectiveFinding's `instruction`
   std::optional<CollectiveCause> collective_cause;  // kCollective: its cause
-  int64_t carry = -1;                               // kCarryRewritten
+  int64_t carry = -1;                               // kCarryRewritten, kWholeRead: the carry
+  const HloInstruction* kernel = nullptr;           // kWholeRead: the kernel that reads it
   HloPosition rewritten_by;                         // kCarryRewritten: the defining position of the new value
   const Shape* shape = nullptr;
   std::optional<int64_t> bytes;
-  // The array is a buffer the loop otherwise touches at run-time positions
-  // (dynamic slices, gathers, in-place slice updates, a masked `where`):
-  // copying or rewriting it whole every iteration is what makes the step
-  // cost grow with the buffer (loops.cc, docs/analysis.md "Loops").
+  std::optional<SourceLocation> source;  // kWholeRead: the kernel's line
+  // The array is a buffer the loop touches at run-time positions (dynamic
+  // slices, gathers, in-place updates, a masked `where`): copying, rewriting
+  // or reading it whole every iteration makes the step grow with the buffer.
   bool grows_with_buffer = false;
   // kCarryRewritten, checked against the buffer assignment: XLA must keep
-  // the rewriting value in the carry's own slice (subject: the value,
-  // object: the carry in the body), so the kernel writes the whole carry
-  // there every iteration; another slice contradicts the claim.
+  // the rewriting value (subject) in the carry's own slice (object: the
+  // carry in the body); another slice contradicts the claim.
   Confirmation confirmation;
 };
 
