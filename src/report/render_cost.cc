@@ -223,6 +223,7 @@ Json CostSummaryJson(const CostSummary& cost) {
         i["loop"] = it.loop ? Json(Shown(it.loop->name())) : Json(nullptr);
       }
       i["executions"] = Opt(it.executions);
+      i["executions_upper_bound"] = it.executions_upper_bound;
       i["per_call"] = CostJson(it.per_call);
       i["estimated_seconds"] = it.estimated_seconds;
       a.push_back(std::move(i));
