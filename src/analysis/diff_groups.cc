@@ -86,6 +86,8 @@ class SideBuilder {
     s.bytes = SatAdd(s.bytes, one.bytes);
     s.bytes_per_call = SatAdd(s.bytes_per_call, one.bytes_per_call);
     if (s.flops || one.flops) s.flops = SatAdd(s.flops, one.flops);
+    if (s.whole_read_bytes || one.whole_read_bytes)
+      s.whole_read_bytes = SatAdd(s.whole_read_bytes.value_or(0), one.whole_read_bytes.value_or(0));
     if (!s.executions || (one.executions && *one.executions > *s.executions)) s.executions = one.executions;
     if (!s.array_bytes || (one.array_bytes && *one.array_bytes > *s.array_bytes))
       s.array_bytes = one.array_bytes;

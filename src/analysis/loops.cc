@@ -5,10 +5,9 @@
 #include <algorithm>
 
 #include "check_context.h"
-#include "hloscope/analysis/collective_traffic.h"
 #include "hloscope/analysis/collectives.h"
-#include "hloscope/analysis/kernel_opcodes.h"
 #include "hloscope/support/saturating.h"
+#include "whole_reads.h"
 
 namespace hloscope {
 namespace {
@@ -147,111 +146,6 @@ class SliceAccess {
  private:
   std::vector<const HloInstruction*> visited_;
 };
-
-// Does a fused parameter's value get read whole? Not when every use takes
-// slices of it (dynamic-slice, gather) or updates it in place
-// (dynamic-update-slice, scatter as the updated operand), behind bitcasts.
-bool FusedParameterReadWhole(const HloInstruction* value, int depth = 0) {
-  if (depth > 8) return true;
-  for (const HloInstruction* user : value->users()) {
-    switch (user->opcode()) {
-      case HloOpcode::kBitcast:
-        if (FusedParameterReadWhole(user, depth + 1)) return true;
-        break;
-      case HloOpcode::kDynamicSlice:
-      case HloOpcode::kGather:
-      case HloOpcode::kDynamicUpdateSlice:
-      case HloOpcode::kScatter:
-        if (user->operand(0) != value) return true;
-        break;
-      default:
-        return true;
-    }
-  }
-  return false;
-}
-
-// Is `kernel`'s operand `k` updated in place by it (a fused
-// dynamic-update-slice or scatter whose updated operand is that parameter)?
-bool UpdatesOperandInPlace(const HloInstruction* kernel, int64_t k) {
-  switch (kernel->opcode()) {
-    case HloOpcode::kDynamicUpdateSlice:
-    case HloOpcode::kScatter:
-      return k == 0;
-    case HloOpcode::kFusion: {
-      const HloComputation* fused = kernel->fused_computation();
-      if (!fused || !fused->parameter(k)) return false;
-      const HloInstruction* root = fused->root_instruction();
-      while ((root->opcode() == HloOpcode::kBitcast || root->opcode() == HloOpcode::kConvert) &&
-             root->operand_count() == 1)
-        root = root->operand(0);
-      if (root->opcode() != HloOpcode::kDynamicUpdateSlice && root->opcode() != HloOpcode::kScatter)
-        return false;
-      const HloInstruction* target = root->operand(0);
-      while ((target->opcode() == HloOpcode::kBitcast || target->opcode() == HloOpcode::kConvert) &&
-             target->operand_count() == 1)
-        target = target->operand(0);
-      return target == fused->parameter(k);
-    }
-    default:
-      return false;
-  }
-}
-
-// Does `kernel` read its operand `k` whole (not by slices, not as the
-// array it updates in place)?
-bool ReadsOperandWhole(const HloInstruction* kernel, int64_t k) {
-  switch (kernel->opcode()) {
-    case HloOpcode::kDynamicSlice:
-    case HloOpcode::kGather:
-    case HloOpcode::kDynamicUpdateSlice:
-    case HloOpcode::kScatter:
-      return k != 0;
-    case HloOpcode::kFusion: {
-      const HloComputation* fused = kernel->fused_computation();
-      const HloInstruction* p = fused ? fused->parameter(k) : nullptr;
-      return p && FusedParameterReadWhole(p);
-    }
-    default:
-      return true;
-  }
-}
-
-// The kernels of a loop body that read carry j whole every iteration: the
-// carry is followed through bitcasts, converts and copies, and through the
-// in-place updates of it (a KV cache written one row per step and then
-// attended over whole: the dot reads the updated cache). Kernels in nested
-// computations run conditionally or are a nested loop's own. Each kernel
-// once, with what it reads whole.
-std::vector<std::pair<const HloInstruction*, const HloInstruction*>> WholeReadsOfCarry(
-    const HloComputation* body, int64_t j) {
-  std::vector<std::pair<const HloInstruction*, const HloInstruction*>> out;
-  const HloInstruction* param = body->parameter(0);
-  if (!param) return out;
-  std::vector<const HloInstruction*> values;
-  for (const HloInstruction* user : param->users())
-    if (user->opcode() == HloOpcode::kGetTupleElement && user->tuple_index() == j) values.push_back(user);
-  for (size_t i = 0; i < values.size() && values.size() < 256; ++i) {
-    const HloInstruction* v = values[i];
-    for (const HloInstruction* user : v->users()) {
-      if (user->parent() != body) continue;
-      for (int64_t k = 0; k < user->operand_count(); ++k) {
-        if (user->operand(k) != v) continue;
-        HloOpcode op = user->opcode();
-        bool follow = op == HloOpcode::kBitcast || op == HloOpcode::kConvert || op == HloOpcode::kCopy ||
-                      UpdatesOperandInPlace(user, k);
-        if (follow) {
-          if (std::find(values.begin(), values.end(), user) == values.end()) values.push_back(user);
-          continue;
-        }
-        if (!IsKernel(*user) || IsCollectiveKernelOpcode(op) || !ReadsOperandWhole(user, k)) continue;
-        bool seen = std::any_of(out.begin(), out.end(), [&](const auto& r) { return r.first == user; });
-        if (!seen) out.push_back({user, v});
-      }
-    }
-  }
-  return out;
-}
 
 // A rewrite claim against the dump: the value that rewrites the carry and
 // the carry itself must be listed at one allocation and offset.
@@ -484,19 +378,20 @@ LoopFinding AnalyzeLoop(const CheckContext& ctx, const HloInstruction* w,
     }
   }
   l.rewrite_bytes_per_iteration = rewrite;
-  // Kernels that read the loop's buffer whole every iteration: the step's
-  // work grows with the buffer although nothing is copied or rewritten
-  // (attention over a whole KV cache, a reduction over a replay buffer).
-  // Only the buffer and carries comparable to it are followed, as for
-  // rewrites; a kernel that rewrites a carry is that rewrite already. An
-  // array made afresh inside an enclosing loop's step and filled by this
-  // one is that step's workspace (a Runge-Kutta solver's stage array, read
-  // whole to combine the stages): its size is the algorithm's, not a
-  // buffer the program keeps, so it is not followed.
+  // Kernels that read the loop's buffer whole every iteration (whole_reads.h):
+  // the step's work grows with the buffer although nothing is copied or
+  // rewritten (attention over a whole KV cache, a sort of a priority
+  // buffer). Only carries the loop indexes at run-time positions and that
+  // are comparable to its buffer are followed, as for rewrites; a kernel
+  // that rewrites the same carry is that rewrite already. An array made
+  // afresh inside an enclosing loop's step (not carried in from it) and
+  // filled by this loop is that step's workspace (a Runge-Kutta solver's
+  // stage array, read whole to combine the stages): its size is the
+  // algorithm's, not a buffer the program keeps, so it is not followed.
   auto workspace = [&](int64_t j) {
     for (const LoopCarry& c : l.carries)
       if (c.index == j)
-        return !c.parameter && c.init.instruction &&
+        return !c.parameter && c.init.instruction && c.init.instruction->opcode() != HloOpcode::kParameter &&
                !counts.EnclosingLoops(c.init.instruction->parent()).empty();
     return false;
   };
@@ -506,7 +401,8 @@ LoopFinding AnalyzeLoop(const CheckContext& ctx, const HloInstruction* w,
       continue;
     for (const auto& [kernel, value] : WholeReadsOfCarry(body, j)) {
       bool rewrite_of_carry = std::any_of(l.scaling.begin(), l.scaling.end(), [&](const LoopScaling& s) {
-        return s.kind == LoopScaling::Kind::kCarryRewritten && s.rewritten_by.instruction == kernel;
+        return s.kind == LoopScaling::Kind::kCarryRewritten && s.carry == j &&
+               s.rewritten_by.instruction == kernel;
       });
       if (rewrite_of_carry) continue;
       LoopScaling sc;

@@ -15,22 +15,21 @@ namespace {
 struct GrowingEntries {
   const LoopScaling* top = nullptr;
   std::optional<int64_t> per_call = 0;
+  int64_t per_iteration = 0;
   size_t entries = 0;
 };
 
 GrowingEntries GrowingEntriesOf(const LoopFinding& l) {
   GrowingEntries g;
+  // Ranked by bytes per iteration: every entry runs once per iteration (a
+  // data-dependent while has no per-call figure).
   std::optional<int64_t> runs = SatMul(l.executions.value_or(1), l.trip_count);
-  std::optional<int64_t> top_bytes;
   for (const LoopScaling& s : l.scaling) {
     if (!s.grows_with_buffer) continue;
     ++g.entries;
-    std::optional<int64_t> per_call = SatMul(s.bytes, runs);
-    g.per_call = SatAdd(g.per_call, per_call);
-    if (!g.top || per_call.value_or(-1) > top_bytes.value_or(-1)) {
-      g.top = &s;
-      top_bytes = per_call;
-    }
+    g.per_call = SatAdd(g.per_call, SatMul(s.bytes, runs));
+    g.per_iteration = SatAdd(g.per_iteration, s.bytes.value_or(0));
+    if (!g.top || s.bytes.value_or(-1) > g.top->bytes.value_or(-1)) g.top = &s;
   }
   return g;
 }
@@ -54,13 +53,15 @@ std::string LoopGrowthText(const LoopFinding& l) {
 }
 
 std::string GrowthLine(const ModuleCheck& m) {
-  // The loop whose growing entries move the most per call together.
+  // The loop whose growing entries move the most per call together (per
+  // iteration where a trip count is unknown).
   const LoopFinding* loop = nullptr;
   GrowingEntries top;
+  auto weight = [](const GrowingEntries& g) { return g.per_call.value_or(g.per_iteration); };
   for (const LoopFinding& l : m.loops) {
     if (!l.scales_with_buffer) continue;
     GrowingEntries g = GrowingEntriesOf(l);
-    if (g.top && (!top.top || g.per_call.value_or(-1) > top.per_call.value_or(-1))) {
+    if (g.top && (!top.top || weight(g) > weight(top))) {
       loop = &l;
       top = g;
     }
@@ -69,7 +70,7 @@ std::string GrowthLine(const ModuleCheck& m) {
   const char* why = "";
   switch (top.top->kind) {
     case LoopScaling::Kind::kCopy:
-      why = "the buffer is copied whole every iteration (COPIES gives the cause and the fix)";
+      why = "the buffer is copied whole every iteration (the copy's cause and fix are listed with it)";
       break;
     case LoopScaling::Kind::kCarryRewritten:
       why =
@@ -85,7 +86,7 @@ std::string GrowthLine(const ModuleCheck& m) {
           "it";
       break;
     case LoopScaling::Kind::kCollective:
-      why = "the buffer crosses devices whole every iteration (COLLECTIVES gives the cause)";
+      why = "the buffer crosses devices whole every iteration (the collective's cause is listed with it)";
       break;
   }
   return fmt::format("{} — {}", DescribeLoopGrowth(*loop, top, true), why);

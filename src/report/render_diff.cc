@@ -125,13 +125,14 @@ std::string ModuleLabel(const UnpairedModule& m) {
 
 // "linear in buf.1", "quadratic in buf.1", "exponent 1.5 in buf.1".
 std::string Law(const DiffItem& it) {
-  if (!it.exponent) return "";
   // A finding that grows by its FLOPs or by what its kernels read whole
   // (its bytes per run flat) follows the law of what grows.
-  double e = *it.exponent;
+  std::optional<double> largest = it.exponent;
   if (it.grows)
     for (const std::optional<double>& other : {it.flops_exponent, it.whole_read_exponent})
-      if (other && *other > e) e = *other;
+      if (other && (!largest || *other > *largest)) largest = other;
+  if (!largest) return "";
+  double e = *largest;
   std::string in = it.grows_with.empty() ? "" : " in " + it.grows_with;
   if (std::abs(e - 1) < 0.15) return "linear" + in;
   if (std::abs(e - 2) < 0.2) return "quadratic" + in;
@@ -219,6 +220,12 @@ std::string GrowsMostLine(const std::vector<const DiffItem*>& scales) {
     if (most) break;
   }
   if (!most || scales.size() < 2) return "";
+  // A loop that grows only by what its kernels read whole: that figure.
+  if (most->kind == DiffKind::kLoop && most->whole_read_exponent &&
+      (!most->exponent || *most->whole_read_exponent > *most->exponent))
+    return fmt::format("Grows most: {}: its kernels read {} → {} of the buffer whole per iteration ({}).",
+                       Label(*most), HumanBytes(most->a->whole_read_bytes),
+                       HumanBytes(most->b->whole_read_bytes), Ratio(most->whole_read_ratio.value_or(1)));
   std::string s = fmt::format("Grows most: {}: {} → {} per call", Label(*most),
                               HumanBytes(most->a->bytes_per_call), HumanBytes(most->b->bytes_per_call));
   if (most->per_call_ratio) s += fmt::format(" ({})", Ratio(*most->per_call_ratio));
@@ -405,6 +412,8 @@ void WriteDiffJson(const DiffResult& result, const DiffInputs& inputs,
       i["exponent"] = OptDouble(it.exponent);
       i["flops_ratio"] = OptDouble(it.flops_ratio);
       i["flops_exponent"] = OptDouble(it.flops_exponent);
+      i["whole_read_ratio"] = OptDouble(it.whole_read_ratio);
+      i["whole_read_exponent"] = OptDouble(it.whole_read_exponent);
       i["grows"] = it.grows;
       i["grows_with"] = it.grows_with.empty() ? Json(nullptr) : Json(it.grows_with);
       i["changes"] = ChangeTexts(it);

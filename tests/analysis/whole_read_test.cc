@@ -1,7 +1,7 @@
 // Whole reads: a loop whose kernels read its buffer whole every iteration
 // grows with the buffer although nothing is copied or rewritten (a decode
-// step attending over its whole KV cache); reading a window of it, or a
-// small fixed table beside it, does not.
+// step attending over its whole KV cache); reading a window of it, a static
+// slice of it, or a small fixed table beside it does not.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -17,12 +17,15 @@ namespace {
 using testing::Check;
 using testing::ParseOne;
 
-// A decode loop: writes row i of the cache (carry 1) in place, then a dot
-// reads `READ` and a second dot the cache again. `READ` is the updated
-// cache itself, or a 64-row window of it.
-std::string Decode(const std::string& read, const std::string& window) {
+// A decode loop of 32 steps: `update` writes row i of the cache (carry 1)
+// into %updated (in place), `ops` read it, and `next_q` is the new query
+// (carry 2). Carry 3 is a fixed 8x8 table. `fused` adds computations.
+std::string Decode(const std::string& update, const std::string& ops, const std::string& next_q,
+                   const std::string& fused = "") {
   return R"(
 HloModule decode, input_output_alias={ {1}: (0, {}, may-alias) }
+)" + fused +
+         R"(
 %body (t: (s32[], f32[1024,8], f32[8], f32[8,8])) -> (s32[], f32[1024,8], f32[8], f32[8,8]) {
   %t = (s32[], f32[1024,8]{1,0}, f32[8]{0}, f32[8,8]{1,0}) parameter(0)
   %i = s32[] get-tuple-element(%t), index=0
@@ -31,16 +34,12 @@ HloModule decode, input_output_alias={ {1}: (0, {}, may-alias) }
   %table = f32[8,8]{1,0} get-tuple-element(%t), index=3
   %zero = s32[] constant(0)
   %row = f32[1,8]{1,0} reshape(%q)
-  %updated = f32[1024,8]{1,0} dynamic-update-slice(%cache, %row, %i, %zero)
-)" + window +
-         R"(
-  %scores = f32[)" +
-         (window.empty() ? "1024" : "64") + R"(]{0} dot()" + read +
-         R"(, %q), lhs_contracting_dims={1}, rhs_contracting_dims={0}
-  %mixed = f32[8]{0} dot(%table, %q), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+)" + update +
+         "\n" + ops + R"(
   %one = s32[] constant(1)
   %next = s32[] add(%i, %one)
-  ROOT %r = (s32[], f32[1024,8]{1,0}, f32[8]{0}, f32[8,8]{1,0}) tuple(%next, %updated, %mixed, %table)
+  ROOT %r = (s32[], f32[1024,8]{1,0}, f32[8]{0}, f32[8,8]{1,0}) tuple(%next, %updated, )" +
+         next_q + R"(, %table)
 }
 %cond (t: (s32[], f32[1024,8], f32[8], f32[8,8])) -> pred[] {
   %t = (s32[], f32[1024,8]{1,0}, f32[8]{0}, f32[8,8]{1,0}) parameter(0)
@@ -59,52 +58,108 @@ ENTRY %main (cache: f32[1024,8], q: f32[8], table: f32[8,8]) -> (s32[], f32[1024
 )";
 }
 
-const LoopFinding& TheLoop(const ModuleCheck& c) {
-  EXPECT_EQ(c.loops.size(), 1u);
-  return c.loops.front();
-}
+constexpr char kUpdate[] = "  %updated = f32[1024,8]{1,0} dynamic-update-slice(%cache, %row, %i, %zero)";
+// The query mixed by the fixed table: a full rewrite of the 32 B carry 2,
+// fixed-size, not growing.
+constexpr char kMixed[] =
+    "  %mixed = f32[8]{0} dot(%table, %q), lhs_contracting_dims={1}, rhs_contracting_dims={0}";
 
-// The loop's whole-read entries (the q carry's rewrite by the table's dot
-// is an entry of its own, fixed-size: not growing).
-std::vector<const LoopScaling*> WholeReads(const LoopFinding& l) {
-  std::vector<const LoopScaling*> out;
-  for (const LoopScaling& s : l.scaling)
-    if (s.kind == LoopScaling::Kind::kWholeRead) out.push_back(&s);
+// The names of the loop's whole-read kernels.
+std::vector<std::string> WholeReads(const ModuleCheck& c) {
+  std::vector<std::string> out;
+  for (const LoopFinding& l : c.loops)
+    for (const LoopScaling& s : l.scaling)
+      if (s.kind == LoopScaling::Kind::kWholeRead) out.emplace_back(s.kernel->name());
   return out;
 }
 
 TEST(WholeRead, AKernelReadingTheUpdatedCacheWholeGrowsWithIt) {
-  auto m = ParseOne(Decode("%updated", ""));
+  auto m = ParseOne(
+      Decode(kUpdate,
+             std::string(kMixed) +
+                 "\n  %scores = f32[1024]{0} dot(%updated, %q), lhs_contracting_dims={1}, "
+                 "rhs_contracting_dims={0}\n  %out = f32[8]{0} dot(%scores, %updated), "
+                 "lhs_contracting_dims={0}, rhs_contracting_dims={0}\n  %next_q = f32[8]{0} add(%out, "
+                 "%mixed)",
+             "%next_q"));
   ASSERT_TRUE(m);
   ModuleCheck c = Check(*m);
-  const LoopFinding& l = TheLoop(c);
+  ASSERT_EQ(c.loops.size(), 1u);
+  const LoopFinding& l = c.loops.front();
   EXPECT_TRUE(l.scales_with_buffer);
-  ASSERT_EQ(WholeReads(l).size(), 1u);  // the fixed table's dot is not one
-  const LoopScaling& s = *WholeReads(l).front();
-  EXPECT_EQ(s.kernel->name(), "scores");
-  EXPECT_EQ(s.carry, 1);
-  EXPECT_EQ(s.bytes, 1024 * 8 * 4);
-  EXPECT_TRUE(s.grows_with_buffer);
-  EXPECT_EQ(ScalingText(s, l),
+  // Both dots read the cache whole; the fixed table's dot is not one.
+  EXPECT_EQ(WholeReads(c), (std::vector<std::string>{"scores", "out"}));
+  const LoopScaling* s = nullptr;
+  for (const LoopScaling& e : l.scaling)
+    if (e.kind == LoopScaling::Kind::kWholeRead && !s) s = &e;
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->carry, 1);
+  EXPECT_EQ(s->bytes, 1024 * 8 * 4);
+  EXPECT_TRUE(s->grows_with_buffer);
+  EXPECT_EQ(ScalingText(*s, l),
             "scores reads carry 1 (cache, f32[1024,8]{1,0}, 32.0 KiB) whole every iteration");
   EXPECT_EQ(
       GrowthLine(c),
-      "scores reads carry 1 (cache, f32[1024,8]{1,0}, 32.0 KiB) whole every iteration, in w, 1.0 MiB per "
-      "call — the op reads the whole buffer every iteration (attention over a whole cache, a reduction or "
-      "sort over all of it): inherent to the op as written; reading only the filled part or a fixed window "
-      "bounds it");
+      "scores reads carry 1 (cache, f32[1024,8]{1,0}, 32.0 KiB) whole every iteration (and 1 more growing "
+      "with it), in w, 2.0 MiB per call together — the op reads the whole buffer every iteration (attention "
+      "over a whole cache, a reduction or sort over all of it): inherent to the op as written; reading only "
+      "the filled part or a fixed window bounds it");
 }
 
-TEST(WholeRead, AWindowOfTheCacheIsNotAWholeRead) {
-  auto m = ParseOne(Decode("%window",
-                           "  %window = f32[64,8]{1,0} dynamic-slice(%updated, %i, %zero), "
-                           "dynamic_slice_sizes={64,8}"));
+// A kernel that reads the cache whole and makes the next (small) query is a
+// whole read: its rewrite of the query is fixed-size, the read is not.
+TEST(WholeRead, AKernelRewritingASmallCarryStillReadsTheCacheWhole) {
+  auto m = ParseOne(Decode(kUpdate,
+                           "  %scores = f32[1024]{0} dot(%updated, %q), lhs_contracting_dims={1}, "
+                           "rhs_contracting_dims={0}\n  %next_q = f32[8]{0} dot(%scores, %updated), "
+                           "lhs_contracting_dims={0}, rhs_contracting_dims={0}",
+                           "%next_q"));
   ASSERT_TRUE(m);
-  ModuleCheck c = Check(*m);
-  const LoopFinding& l = TheLoop(c);
-  EXPECT_FALSE(l.scales_with_buffer);
-  EXPECT_TRUE(WholeReads(l).empty());
-  EXPECT_EQ(GrowthLine(c), "");
+  EXPECT_EQ(WholeReads(Check(*m)), (std::vector<std::string>{"scores", "next_q"}));
+}
+
+TEST(WholeRead, AWindowOrAStaticSliceOfTheCacheIsNotAWholeRead) {
+  for (const char* take :
+       {"  %part = f32[64,8]{1,0} dynamic-slice(%updated, %i, %zero), dynamic_slice_sizes={64,8}",
+        "  %part = f32[64,8]{1,0} slice(%updated), slice={[0:64], [0:8]}"}) {
+    auto m = ParseOne(Decode(kUpdate,
+                             std::string(take) + "\n" + kMixed +
+                                 "\n  %scores = f32[64]{0} dot(%part, %q), lhs_contracting_dims={1}, "
+                                 "rhs_contracting_dims={0}",
+                             "%mixed"));
+    ASSERT_TRUE(m);
+    ModuleCheck c = Check(*m);
+    ASSERT_EQ(c.loops.size(), 1u);
+    EXPECT_FALSE(c.loops.front().scales_with_buffer) << take;
+    EXPECT_TRUE(WholeReads(c).empty()) << take;
+    EXPECT_EQ(GrowthLine(c), "") << take;
+  }
+}
+
+// TPU fuses the update with other work into a multi-output fusion: the
+// updated cache is an element of its tuple, and a dot reading that element
+// reads the cache whole.
+TEST(WholeRead, TheUpdatedElementOfAMultiOutputFusionIsFollowed) {
+  const char* fused = R"(
+%fused_update (p0: f32[1024,8], p1: f32[1,8], p2: s32[]) -> (f32[1024,8], f32[1,8]) {
+  %p0 = f32[1024,8]{1,0} parameter(0)
+  %p1 = f32[1,8]{1,0} parameter(1)
+  %p2 = s32[] parameter(2)
+  %z = s32[] constant(0)
+  %dus = f32[1024,8]{1,0} dynamic-update-slice(%p0, %p1, %p2, %z)
+  %neg = f32[1,8]{1,0} negate(%p1)
+  ROOT %tuple = (f32[1024,8]{1,0}, f32[1,8]{1,0}) tuple(%dus, %neg)
+}
+)";
+  auto m = ParseOne(Decode(
+      "  %both = (f32[1024,8]{1,0}, f32[1,8]{1,0}) fusion(%cache, %row, %i), kind=kLoop, "
+      "calls=%fused_update\n"
+      "  %updated = f32[1024,8]{1,0} get-tuple-element(%both), index=0",
+      std::string(kMixed) +
+          "\n  %scores = f32[1024]{0} dot(%updated, %q), lhs_contracting_dims={1}, rhs_contracting_dims={0}",
+      "%mixed", fused));
+  ASSERT_TRUE(m);
+  EXPECT_EQ(WholeReads(Check(*m)), (std::vector<std::string>{"scores"}));
 }
 
 }  // namespace

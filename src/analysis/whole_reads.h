@@ -1,0 +1,36 @@
+// Whole reads: the kernels of a while body that read a loop-carried array
+// whole every iteration (not by slices, not as the array they update in
+// place). Internal to the loop analysis (loops.cc), which keeps those that
+// read the loop's buffer as `whole-read` scaling entries.
+#ifndef HLOSCOPE_SRC_ANALYSIS_WHOLE_READS_H_
+#define HLOSCOPE_SRC_ANALYSIS_WHOLE_READS_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "hloscope/ir/computation.h"
+#include "hloscope/ir/instruction.h"
+
+namespace hloscope {
+
+struct WholeRead {
+  const HloInstruction* kernel = nullptr;  // a kernel of the body
+  const HloInstruction* array = nullptr;   // the value of the carry it reads whole
+};
+
+// The kernels of `body` that read carry `j` whole every iteration. The
+// carry is followed through bitcasts and copies (a copy is a copy finding
+// of its own) and through its in-place updates — a dynamic-update-slice or
+// scatter, alone or fused, a multi-output fusion's updated element included
+// — so a dot reading the updated KV cache counts. A kernel reads an operand
+// whole unless every use takes slices of it (slice, dynamic-slice, gather)
+// or updates it in place, behind bitcasts, reshapes, converts, copies and
+// nested fusions inside a fusion. A convert of the carry reads it whole and is followed
+// too. Kernels in nested computations run conditionally or belong to a
+// nested loop, and are not listed; collectives are the loop's collective
+// entries. Each kernel once.
+std::vector<WholeRead> WholeReadsOfCarry(const HloComputation* body, int64_t j);
+
+}  // namespace hloscope
+
+#endif  // HLOSCOPE_SRC_ANALYSIS_WHOLE_READS_H_
