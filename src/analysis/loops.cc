@@ -399,7 +399,8 @@ LoopFinding AnalyzeLoop(const CheckContext& ctx, const HloInstruction* w,
     SliceAccess access;
     if (carry_shape(j)->IsTuple() || !comparable(carry_shape(j)) || !access.Carry(body, j) || workspace(j))
       continue;
-    for (const auto& [kernel, value] : WholeReadsOfCarry(body, j)) {
+    for (const WholeRead& read : WholeReadsOfCarry(body, j)) {
+      const HloInstruction* kernel = read.kernel;
       bool rewrite_of_carry = std::any_of(l.scaling.begin(), l.scaling.end(), [&](const LoopScaling& s) {
         return s.kind == LoopScaling::Kind::kCarryRewritten && s.carry == j &&
                s.rewritten_by.instruction == kernel;
@@ -410,8 +411,8 @@ LoopFinding AnalyzeLoop(const CheckContext& ctx, const HloInstruction* w,
       sc.carry = j;
       sc.kernel = kernel;
       sc.source = ctx.Source(kernel);
-      sc.shape = &value->shape();
-      sc.bytes = ByteSizeOf(value->shape());
+      sc.shape = &read.array->shape();
+      sc.bytes = ByteSizeOf(read.array->shape());
       sc.grows_with_buffer = true;
       l.scaling.push_back(sc);
     }
