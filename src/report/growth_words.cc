@@ -10,8 +10,8 @@ namespace hloscope {
 
 namespace {
 
-// A loop's entries that grow with its buffer: the largest per call, how
-// many, and what they move per call together.
+// A loop's entries that grow with its buffer: the largest (bytes per
+// iteration), how many, and what they move per iteration and per call.
 struct GrowingEntries {
   const LoopScaling* top = nullptr;
   std::optional<int64_t> per_call = 0;

@@ -22,6 +22,7 @@ constexpr std::string_view kHeaderColor = "#e8eef7";
 struct CarryMarks {
   std::vector<std::pair<const CopyFinding*, size_t>> copies;  // with their index in check.copies
   std::vector<const LoopScaling*> rewrites;
+  std::vector<const LoopScaling*> whole_reads;  // kernels reading it whole every iteration
   bool grows = false;
 };
 
@@ -75,7 +76,11 @@ std::string LoopNode(const ModuleCheck& check, size_t li, const LoopGraphOptions
   }
   for (const LoopScaling& s : l.scaling) {
     if (s.kind == LoopScaling::Kind::kCarryRewritten) marks[s.carry].rewrites.push_back(&s);
-    if (s.grows_with_buffer && s.kind == LoopScaling::Kind::kCarryRewritten) marks[s.carry].grows = true;
+    if (s.kind == LoopScaling::Kind::kWholeRead) marks[s.carry].whole_reads.push_back(&s);
+    // A carry rewritten in full, or read whole by a kernel, every iteration.
+    if (s.grows_with_buffer &&
+        (s.kind == LoopScaling::Kind::kCarryRewritten || s.kind == LoopScaling::Kind::kWholeRead))
+      marks[s.carry].grows = true;
     if (s.grows_with_buffer && s.kind == LoopScaling::Kind::kCopy)
       for (auto& [carry, m] : marks)
         for (auto& [c, ci] : m.copies)
@@ -126,6 +131,9 @@ std::string LoopNode(const ModuleCheck& check, size_t li, const LoopGraphOptions
                                     HtmlEscape(HumanBytes(c->bytes))));
       for (const LoopScaling* s : it->second.rewrites)
         parts.push_back(fmt::format("rewritten in full by {} ({})", HtmlShown(PositionText(s->rewritten_by)),
+                                    HtmlEscape(HumanBytes(s->bytes))));
+      for (const LoopScaling* s : it->second.whole_reads)
+        parts.push_back(fmt::format("read whole by {} ({})", HtmlShown(s->kernel->name()),
                                     HtmlEscape(HumanBytes(s->bytes))));
       if (it->second.grows) parts.push_back("<font color=\"#b00020\"><b>grows with the buffer</b></font>");
       what = fmt::format("{}", fmt::join(parts, "<br/>"));
