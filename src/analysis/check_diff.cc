@@ -29,29 +29,33 @@ std::optional<double> Ratio(std::optional<int64_t> a, std::optional<int64_t> b) 
   return static_cast<double>(*b) / static_cast<double>(*a);
 }
 
+// How a cost scales with the arguments: log(ratio) / log(size ratio);
+// nullopt when either is unknown or the arguments did not change.
+std::optional<double> SizeExponent(const ModuleDiff& m, std::optional<double> ratio) {
+  if (!ratio || !m.size_ratio || std::abs(std::log(*m.size_ratio)) <= 1e-9) return std::nullopt;
+  return std::log(*ratio) / std::log(*m.size_ratio);
+}
+
 void Compare(const ModuleDiff& m, DiffItem* item) {
   const DiffSide& a = *item->a;
   const DiffSide& b = *item->b;
   item->bytes_ratio = Ratio(a.bytes, b.bytes);
   item->per_call_ratio = Ratio(a.bytes_per_call, b.bytes_per_call);
-  if (item->bytes_ratio && m.size_ratio && std::abs(std::log(*m.size_ratio)) > 1e-9)
-    item->exponent = std::log(*item->bytes_ratio) / std::log(*m.size_ratio);
+  item->exponent = SizeExponent(m, item->bytes_ratio);
   item->flops_ratio = Ratio(a.flops, b.flops);
-  if (item->flops_ratio && m.size_ratio && std::abs(std::log(*m.size_ratio)) > 1e-9)
-    item->flops_exponent = std::log(*item->flops_ratio) / std::log(*m.size_ratio);
-  // One rule for every cost (bytes, and a kernel's FLOPs): it grows when its
-  // per-run figure grows at least as the square root of the arguments, and
-  // by more than 5 %. Arguments are what the experiment changes, not
-  // findings that grow.
-  auto grows_by = [](std::optional<double> exponent, std::optional<double> ratio) {
-    return exponent && ratio && *exponent >= 0.5 && std::abs(std::log(*ratio)) > std::log(1.05);
-  };
+  item->flops_exponent = SizeExponent(m, item->flops_ratio);
   // A loop's work also grows when its kernels read a larger buffer whole
   // every iteration (nothing copied or rewritten more): `check` flags such
   // a loop as growing with the buffer, and so does the diff.
   item->whole_read_ratio = Ratio(a.whole_read_bytes, b.whole_read_bytes);
-  if (item->whole_read_ratio && m.size_ratio && std::abs(std::log(*m.size_ratio)) > 1e-9)
-    item->whole_read_exponent = std::log(*item->whole_read_ratio) / std::log(*m.size_ratio);
+  item->whole_read_exponent = SizeExponent(m, item->whole_read_ratio);
+  // One rule for every cost (bytes, a kernel's FLOPs, whole reads): it
+  // grows when its per-run figure grows at least as the square root of the
+  // arguments, and by more than 5 %. Arguments are what the experiment
+  // changes, not findings that grow.
+  auto grows_by = [](std::optional<double> exponent, std::optional<double> ratio) {
+    return exponent && ratio && *exponent >= 0.5 && std::abs(std::log(*ratio)) > std::log(1.05);
+  };
   item->grows =
       item->kind != DiffKind::kParameter &&
       (grows_by(item->exponent, item->bytes_ratio) || grows_by(item->flops_exponent, item->flops_ratio) ||
