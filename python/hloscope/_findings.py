@@ -157,6 +157,9 @@ class Scaling:
     collective: Optional[Ref] = None  # kind collective
     kernel: Optional[Ref] = None  # kind whole-read: the kernel that reads carry `carry` whole
     source: Optional[Source] = None  # kind whole-read: the kernel's line
+    # kind whole-read: it reads a dynamic slice (`shape`) spanning every row the loop writes (a layer
+    # of a stacked KV cache), not the carry itself.
+    slice: bool = False
     carry: Optional[int] = None
     rewritten_by: Optional[Position] = None
     shape: str = ""

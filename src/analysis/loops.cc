@@ -399,7 +399,7 @@ LoopFinding AnalyzeLoop(const CheckContext& ctx, const HloInstruction* w,
     SliceAccess access;
     if (carry_shape(j)->IsTuple() || !comparable(carry_shape(j)) || !access.Carry(body, j) || workspace(j))
       continue;
-    for (const WholeRead& read : WholeReadsOfCarry(body, j)) {
+    for (const WholeRead& read : WholeReadsOfCarry(ctx, body, j)) {
       const HloInstruction* kernel = read.kernel;
       bool rewrite_of_carry = std::any_of(l.scaling.begin(), l.scaling.end(), [&](const LoopScaling& s) {
         return s.kind == LoopScaling::Kind::kCarryRewritten && s.carry == j &&
@@ -410,6 +410,7 @@ LoopFinding AnalyzeLoop(const CheckContext& ctx, const HloInstruction* w,
       sc.kind = LoopScaling::Kind::kWholeRead;
       sc.carry = j;
       sc.kernel = kernel;
+      sc.slice = read.slice;
       sc.source = ctx.Source(kernel);
       sc.shape = &read.array->shape();
       sc.bytes = ByteSizeOf(read.array->shape());

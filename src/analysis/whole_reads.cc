@@ -9,14 +9,6 @@
 namespace hloscope {
 namespace {
 
-const HloInstruction* BehindReshapes(const HloInstruction* v) {
-  while ((v->opcode() == HloOpcode::kBitcast || v->opcode() == HloOpcode::kConvert ||
-          v->opcode() == HloOpcode::kReshape) &&
-         v->operand_count() == 1)
-    v = v->operand(0);
-  return v;
-}
-
 // Inside a fusion: does this value get read whole? Not when every use
 // takes slices of it or updates it in place; elementwise steps in between
 // (bitcast, reshape, convert, copy) are computed only for the elements the
@@ -53,34 +45,16 @@ bool ReadWholeInFusion(const HloInstruction* value, int depth = 0) {
   return false;
 }
 
-// Where `kernel` puts its operand `k` updated in place: -1 its whole
-// output, e >= 0 element e of a multi-output fusion's tuple; nullopt when it
+// Where `kernel` puts its operand `k` updated in place, by the same pairs
+// the update verdicts use (XLA's in-place rules; a TPU permission its buffer
+// assignment declined is not one): the output index (empty: the whole
+// output; {e}: element e of a multi-output fusion's tuple); nullopt when it
 // does not update that operand in place.
-std::optional<int64_t> InPlaceOutput(const HloInstruction* kernel, int64_t k) {
-  switch (kernel->opcode()) {
-    case HloOpcode::kDynamicUpdateSlice:
-    case HloOpcode::kScatter:
-      if (k == 0) return -1;
-      return std::nullopt;
-    case HloOpcode::kFusion: {
-      const HloComputation* fused = kernel->fused_computation();
-      const HloInstruction* param = fused ? fused->parameter(k) : nullptr;
-      if (!param) return std::nullopt;
-      auto updates_param = [&](const HloInstruction* v) {
-        v = BehindReshapes(v);
-        return (v->opcode() == HloOpcode::kDynamicUpdateSlice || v->opcode() == HloOpcode::kScatter) &&
-               v->operand_count() > 0 && BehindReshapes(v->operand(0)) == param;
-      };
-      const HloInstruction* root = fused->root_instruction();
-      if (updates_param(root)) return -1;
-      if (root->opcode() == HloOpcode::kTuple)
-        for (int64_t e = 0; e < root->operand_count(); ++e)
-          if (updates_param(root->operand(e))) return e;
-      return std::nullopt;
-    }
-    default:
-      return std::nullopt;
-  }
+std::optional<ShapeIndex> InPlaceOutput(const CheckContext& ctx, const HloInstruction* kernel, int64_t k) {
+  for (const InPlacePair& pair : ctx.PairsOf(kernel))
+    if (pair.operand_number == k && pair.operand_index.empty() && pair.output_index.size() <= 1)
+      return pair.output_index;
+  return std::nullopt;
 }
 
 // A collective in any form: its own opcode, an async wrapper, or a TPU
@@ -111,9 +85,46 @@ bool ReadsOperandWhole(const HloInstruction* kernel, int64_t k) {
   }
 }
 
+// The dimensions an in-place update of `kernel`'s operand `k` writes a part
+// of at a run-time position (a KV cache's row), in that operand's dims: a
+// dynamic-update-slice, alone or fused, whose update is shorter than the
+// array along the dimension and whose start there is not a constant.
+std::vector<bool> RowWrittenDims(const CheckContext& ctx, const HloInstruction* kernel, int64_t k) {
+  for (const InPlacePair& pair : ctx.PairsOf(kernel)) {
+    if (pair.operand_number != k || !pair.operand_index.empty()) continue;
+    const HloInstruction* dus = pair.fused_update ? pair.fused_update : kernel;
+    if (dus->opcode() != HloOpcode::kDynamicUpdateSlice || dus->operand_count() < 2) continue;
+    const Shape& array = dus->operand(0)->shape();
+    const Shape& update = dus->operand(1)->shape();
+    // In the operand's own dims only (not behind a bitcast inside a fusion).
+    if (!array.IsArray() || !update.IsArray() || array.rank() != update.rank() ||
+        dus->operand_count() != 2 + array.rank() ||
+        array.dimensions != kernel->operand(k)->shape().dimensions)
+      continue;
+    std::vector<bool> dims(array.rank(), false);
+    for (int64_t d = 0; d < array.rank(); ++d)
+      dims[d] =
+          update.dimensions[d] < array.dimensions[d] && dus->operand(2 + d)->opcode() != HloOpcode::kConstant;
+    return dims;
+  }
+  return {};
+}
+
+// The dynamic-slice through which `kernel` reads its operand `k`: the kernel
+// itself, or one taking the fused parameter directly; nullptr otherwise.
+const HloInstruction* DynamicSliceOf(const HloInstruction* kernel, int64_t k) {
+  if (kernel->opcode() == HloOpcode::kDynamicSlice) return k == 0 ? kernel : nullptr;
+  const HloComputation* fused = kernel->fused_computation();
+  const HloInstruction* p = fused ? fused->parameter(k) : nullptr;
+  if (!p) return nullptr;
+  for (const HloInstruction* u : p->users())
+    if (u->opcode() == HloOpcode::kDynamicSlice && u->operand(0) == p) return u;
+  return nullptr;
+}
+
 }  // namespace
 
-std::vector<WholeRead> WholeReadsOfCarry(const HloComputation* body, int64_t j) {
+std::vector<WholeRead> WholeReadsOfCarry(const CheckContext& ctx, const HloComputation* body, int64_t j) {
   std::vector<WholeRead> out;
   const HloInstruction* param = body->parameter(0);
   if (!param) return out;
@@ -124,6 +135,15 @@ std::vector<WholeRead> WholeReadsOfCarry(const HloComputation* body, int64_t j) 
   };
   for (const HloInstruction* user : param->users())
     if (user->opcode() == HloOpcode::kGetTupleElement && user->tuple_index() == j) follow(user);
+  // Slices taken with dynamic-slice, kept until every row-written dimension
+  // is known: {kernel, the slice, the value it slices}.
+  struct SliceRead {
+    const HloInstruction* kernel;
+    const HloInstruction* slice;
+    const HloInstruction* value;
+  };
+  std::vector<SliceRead> slices;
+  std::vector<std::pair<std::vector<int64_t>, std::vector<bool>>> row_written;  // dims -> dims written by row
   for (size_t i = 0; i < values.size(); ++i) {
     const HloInstruction* v = values[i];
     for (const HloInstruction* user : v->users()) {
@@ -138,10 +158,13 @@ std::vector<WholeRead> WholeReadsOfCarry(const HloComputation* body, int64_t j) 
         // An asynchronous copy (a prefetch to another memory space) is a copy
         // finding of its own.
         if (op == HloOpcode::kCopyStart || op == HloOpcode::kCopyDone) continue;
-        if (std::optional<int64_t> e = InPlaceOutput(user, k)) {
-          if (*e < 0) follow(user);
+        if (std::optional<ShapeIndex> e = InPlaceOutput(ctx, user, k)) {
+          if (std::vector<bool> rows = RowWrittenDims(ctx, user, k); !rows.empty() && v->shape().IsArray())
+            row_written.push_back({v->shape().dimensions, std::move(rows)});
+          if (e->empty()) follow(user);
           for (const HloInstruction* g : user->users())
-            if (*e >= 0 && g->opcode() == HloOpcode::kGetTupleElement && g->tuple_index() == *e) follow(g);
+            if (!e->empty() && g->opcode() == HloOpcode::kGetTupleElement && g->tuple_index() == (*e)[0])
+              follow(g);
           continue;
         }
         if (op == HloOpcode::kConvert) follow(user);  // read whole, and its result too
@@ -149,12 +172,32 @@ std::vector<WholeRead> WholeReadsOfCarry(const HloComputation* body, int64_t j) 
         // opcode this version does not know, or an async wrapper, is not
         // claimed to read anything whole.
         if (!IsKernel(*user) || IsCollective(*user) || op == HloOpcode::kUnknown ||
-            op == HloOpcode::kAsyncStart || !ReadsOperandWhole(user, k))
+            op == HloOpcode::kAsyncStart)
           continue;
+        if (!ReadsOperandWhole(user, k)) {
+          if (const HloInstruction* ds = DynamicSliceOf(user, k)) slices.push_back({user, ds, v});
+          continue;
+        }
         bool seen = std::any_of(out.begin(), out.end(), [&](const WholeRead& r) { return r.kernel == user; });
         if (!seen) out.push_back({user, v});
       }
     }
+  }
+  // A slice that spans, in full, a dimension the loop writes a row of at a
+  // run-time position reads every row of it (a layer of a stacked KV cache,
+  // `cache[l]`, of which step t wrote row t): it grows with the buffer as a
+  // whole read does. A row or a fixed window of that dimension does not.
+  for (const SliceRead& r : slices) {
+    if (!r.value->shape().IsArray() || !r.slice->shape().IsArray()) continue;
+    const std::vector<int64_t>& dims = r.value->shape().dimensions;
+    const std::vector<int64_t>& taken = r.slice->shape().dimensions;
+    if (taken.size() != dims.size()) continue;
+    bool spans = false;
+    for (const auto& [written_dims, rows] : row_written)
+      if (written_dims == dims)
+        for (size_t d = 0; d < dims.size(); ++d) spans |= rows[d] && taken[d] == dims[d] && dims[d] > 1;
+    bool seen = std::any_of(out.begin(), out.end(), [&](const WholeRead& w) { return w.kernel == r.kernel; });
+    if (spans && !seen) out.push_back({r.kernel, r.slice, true});
   }
   return out;
 }

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "check_context.h"
 #include "hloscope/ir/computation.h"
 #include "hloscope/ir/instruction.h"
 
@@ -15,21 +16,27 @@ namespace hloscope {
 
 struct WholeRead {
   const HloInstruction* kernel = nullptr;  // a kernel of the body
-  const HloInstruction* array = nullptr;   // the value of the carry it reads whole
+  // The value of the carry it reads whole, or (slice) the dynamic-slice of
+  // it the kernel reads, which spans a dimension the loop writes rows of.
+  const HloInstruction* array = nullptr;
+  bool slice = false;
 };
 
 // The kernels of `body` that read carry `j` whole every iteration. The
 // carry is followed through bitcasts and copies (a copy is a copy finding
-// of its own) and through its in-place updates — a dynamic-update-slice or
-// scatter, alone or fused, a multi-output fusion's updated element included
-// — so a dot reading the updated KV cache counts. A kernel reads an operand
-// whole unless every use takes slices of it (slice, dynamic-slice, gather)
-// or updates it in place, behind bitcasts, reshapes, converts, copies and
-// nested fusions inside a fusion. A convert of the carry reads it whole and is followed
-// too. Kernels in nested computations run conditionally or belong to a
-// nested loop, and are not listed; collectives are the loop's collective
-// entries. Each kernel once.
-std::vector<WholeRead> WholeReadsOfCarry(const HloComputation* body, int64_t j);
+// of its own) and through its in-place updates (`ctx`'s pairs: a
+// dynamic-update-slice or scatter, alone or fused, a multi-output fusion's
+// updated element included) — so a dot reading the updated KV cache counts.
+// A kernel reads an operand whole unless every use takes slices of it
+// (slice, dynamic-slice, gather) or updates it in place, behind bitcasts,
+// reshapes, converts, copies and nested fusions inside a fusion. A convert
+// of the carry reads it whole and is followed too. A dynamic-slice that
+// spans in full a dimension the loop's in-place updates write rows of
+// (`cache[l]` of a stacked cache written at row t) reads all those rows: a
+// slice read. Kernels in nested computations run conditionally or belong
+// to a nested loop, and are not listed; collectives are the loop's
+// collective entries. Each kernel once.
+std::vector<WholeRead> WholeReadsOfCarry(const CheckContext& ctx, const HloComputation* body, int64_t j);
 
 }  // namespace hloscope
 

@@ -79,6 +79,14 @@ std::string GrowthLine(const ModuleCheck& m) {
           "an update XLA could not do in place); `buf.at[i].set(...)` writes only the part";
       break;
     case LoopScaling::Kind::kWholeRead:
+      if (top.top->slice) {
+        why =
+            "the op reads every row the loop writes, written or not yet, every iteration (attention over a "
+            "whole layer of a stacked cache): inherent to the op as written; reading only the filled rows or "
+            "a "
+            "fixed window bounds it";
+        break;
+      }
       why =
           "the op reads the whole buffer every iteration (attention over a whole cache, a reduction or sort "
           "over "

@@ -283,6 +283,7 @@ Json LoopJson(const LoopFinding& l) {
       js["carry"] = s.carry;
       js["kernel"] = RefJson(s.kernel);
       js["source"] = SourceJson(s.source);
+      js["slice"] = s.slice;
     }
     js["shape"] = s.shape->ToString();
     js["bytes"] = Opt(s.bytes);

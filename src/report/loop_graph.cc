@@ -133,8 +133,8 @@ std::string LoopNode(const ModuleCheck& check, size_t li, const LoopGraphOptions
         parts.push_back(fmt::format("rewritten in full by {} ({})", HtmlShown(PositionText(s->rewritten_by)),
                                     HtmlEscape(HumanBytes(s->bytes))));
       for (const LoopScaling* s : it->second.whole_reads)
-        parts.push_back(fmt::format("read whole by {} ({})", HtmlShown(s->kernel->name()),
-                                    HtmlEscape(HumanBytes(s->bytes))));
+        parts.push_back(fmt::format("{} by {} ({})", s->slice ? "read by whole rows" : "read whole",
+                                    HtmlShown(s->kernel->name()), HtmlEscape(HumanBytes(s->bytes))));
       if (it->second.grows) parts.push_back("<font color=\"#b00020\"><b>grows with the buffer</b></font>");
       what = fmt::format("{}", fmt::join(parts, "<br/>"));
       color = !it->second.copies.empty() ? fmt::format("bgcolor=\"{}\"", kCopiedColor)

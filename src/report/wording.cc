@@ -212,6 +212,10 @@ std::string ScalingText(const LoopScaling& s) {
                        s.shape->ToString());
   if (s.kind == LoopScaling::Kind::kWholeRead) {
     std::string where = SourceText(s.source);
+    if (s.slice)
+      return fmt::format("{}{} reads {} ({}) of carry {} — all the rows the loop writes — every iteration",
+                         s.kernel->name(), where.empty() ? "" : " at " + where, s.shape->ToString(),
+                         HumanBytes(s.bytes), s.carry);
     return fmt::format("{}{} reads carry {} ({}, {}) whole every iteration", s.kernel->name(),
                        where.empty() ? "" : " at " + where, s.carry, s.shape->ToString(),
                        HumanBytes(s.bytes));
@@ -227,6 +231,13 @@ std::string ScalingText(const LoopScaling& s, const LoopFinding& loop) {
   std::string name = CarryName(c);
   if (s.kind == LoopScaling::Kind::kWholeRead) {
     std::string where = SourceText(s.source);
+    // A slice spanning the dimension the loop writes rows of: a layer of a
+    // stacked cache, read whole.
+    if (s.slice)
+      return fmt::format(
+          "{}{} reads {} ({}) of carry {} ({}{}) — all the rows the loop writes — every iteration",
+          s.kernel->name(), where.empty() ? "" : " at " + where, s.shape->ToString(), HumanBytes(s.bytes),
+          s.carry, name.empty() ? "" : name + ", ", c.shape->ToString());
     return fmt::format("{}{} reads carry {} ({}{}, {}) whole every iteration", s.kernel->name(),
                        where.empty() ? "" : " at " + where, s.carry, name.empty() ? "" : name + ", ",
                        s.shape->ToString(), HumanBytes(s.bytes));

@@ -136,6 +136,50 @@ TEST(WholeRead, AWindowOrAStaticSliceOfTheCacheIsNotAWholeRead) {
   }
 }
 
+// A dynamic slice that spans every row the loop writes (one head's columns
+// of the cache, a layer of a stacked cache) reads all of them every
+// iteration: a whole read of that slice.
+constexpr char kHeadColumns[] =
+    "  %head = f32[1024,4]{1,0} dynamic-slice(%updated, %zero, %i), dynamic_slice_sizes={1024,4}\n"
+    "  %scores = f32[1024]{0} dot(%head, %q4), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n"
+    "  %q4 = f32[4]{0} slice(%q), slice={[0:4]}";
+
+TEST(WholeRead, ASliceSpanningEveryRowTheLoopWritesIsAWholeRead) {
+  auto m = ParseOne(Decode(kUpdate, std::string(kHeadColumns) + "\n" + kMixed, "%mixed"));
+  ASSERT_TRUE(m);
+  ModuleCheck c = Check(*m);
+  ASSERT_EQ(c.loops.size(), 1u);
+  const LoopFinding& l = c.loops.front();
+  EXPECT_TRUE(l.scales_with_buffer);
+  // The slice itself is the kernel: it is what reads the rows.
+  EXPECT_EQ(WholeReads(c), (std::vector<std::string>{"head"}));
+  const LoopScaling* s = nullptr;
+  for (const LoopScaling& e : l.scaling)
+    if (e.kind == LoopScaling::Kind::kWholeRead) s = &e;
+  ASSERT_TRUE(s);
+  EXPECT_TRUE(s->slice);
+  EXPECT_EQ(s->bytes, 1024 * 4 * 4);
+  EXPECT_EQ(ScalingText(*s, l),
+            "head reads f32[1024,4]{1,0} (16.0 KiB) of carry 1 (cache, f32[1024,8]{1,0}) — all the rows the "
+            "loop writes — every iteration");
+  EXPECT_EQ(GrowthLine(c),
+            "head reads f32[1024,4]{1,0} (16.0 KiB) of carry 1 (cache, f32[1024,8]{1,0}) — all the rows the "
+            "loop writes — every iteration, in w, 512.0 KiB per call — the op reads every row the loop "
+            "writes, written or not yet, every iteration (attention over a whole layer of a stacked cache): "
+            "inherent to the op as written; reading only the filled rows or a fixed window bounds it");
+}
+
+// Rows are what the loop writes at run-time positions: an update at a
+// fixed position writes no row that a slice could span.
+TEST(WholeRead, ASpanningSliceNeedsRowsWrittenAtRunTimePositions) {
+  auto m = ParseOne(Decode("  %updated = f32[1024,8]{1,0} dynamic-update-slice(%cache, %row, %zero, %zero)",
+                           std::string(kHeadColumns) + "\n" + kMixed, "%mixed"));
+  ASSERT_TRUE(m);
+  ModuleCheck c = Check(*m);
+  EXPECT_TRUE(WholeReads(c).empty());
+  EXPECT_EQ(GrowthLine(c), "");
+}
+
 // TPU fuses the update with other work into a multi-output fusion: the
 // updated cache is an element of its tuple, and a dot reading that element
 // reads the cache whole.

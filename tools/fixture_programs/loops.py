@@ -288,3 +288,23 @@ def loop_readonly_passthrough(buf):
         buf, acc = c
         return buf, acc + buf[i]
     return lax.fori_loop(0, N_STEPS, body, (buf, jnp.float32(0)))
+
+
+@program(args=lambda: (f32(4, 256, 32), f32(4, 256, 32), f32(4, 32, 32), f32(32)), donate=(0, 1),
+         desc="a four-layer decoder: KV caches stacked [4, 256, 32], a layer loop inside a 16-step "
+              "decode loop writes row t of layer l in place and attends over cache[l] (a dynamic slice "
+              "spanning every row the loop writes) -> no copy of the caches; two slice reads that grow "
+              "with the rows")
+def loop_stacked_cache_layers(ck, cv, w, x):
+    def layer(l, c):
+        ck, cv, x, t = c
+        ck = ck.at[l, t].set(x)
+        cv = cv.at[l, t].set(2.0 * x)
+        p = jax.nn.softmax(ck[l] @ x)
+        return ck, cv, jnp.tanh((p @ cv[l]) @ w[l]), t
+
+    def step(t, c):
+        ck, cv, x = c
+        ck, cv, x, _ = lax.fori_loop(0, 4, layer, (ck, cv, x, t))
+        return ck, cv, x
+    return lax.fori_loop(0, 16, step, (ck, cv, x))

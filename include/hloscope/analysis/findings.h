@@ -298,8 +298,7 @@ struct UpdateFinding {
   UpdateSite site;
   UpdateVerdict verdict = UpdateVerdict::kInPlace;
   bool full_rewrite = false;  // shares the buffer but writes all of it
-  // kInPlaceOnCopy: the copy it writes into (a CopyFinding's `copy`), and
-  // the value that copy was made from.
+  // kInPlaceOnCopy: the copy it writes into (a CopyFinding's `copy`), and the value it was made from.
   std::optional<HloPosition> runs_on;
   HloPosition copy_of;
   // kInPlace, writing into the result of earlier in-place updates of which
@@ -344,7 +343,8 @@ struct LoopScaling {
   std::optional<CollectiveCause> collective_cause;  // kCollective: its cause
   int64_t carry = -1;                               // kCarryRewritten, kWholeRead: the carry
   const HloInstruction* kernel = nullptr;           // kWholeRead: the kernel that reads it
-  HloPosition rewritten_by;                         // kCarryRewritten: the defining position of the new value
+  bool slice = false;        // kWholeRead: a slice (`shape`) spanning the dimension the loop writes rows of
+  HloPosition rewritten_by;  // kCarryRewritten: the defining position of the new value
   const Shape* shape = nullptr;
   std::optional<int64_t> bytes;
   std::optional<SourceLocation> source;  // kWholeRead: the kernel's line
