@@ -129,7 +129,7 @@ def row(make, n, repeats):
     r = hloscope.scaling(fn, lambda m: make(m)[1](), (n, 4 * n), measure=True, repeats=repeats, progress=False)
     report = hloscope.inspect(fn, *make(4 * n)[1]())
     growth = report.modules[0].growth
-    return r.times, growth
+    return r, growth
 
 
 def main():
@@ -142,10 +142,18 @@ def main():
     failed = False
     for kind, slow, fixed in KINDS:
         for label, make in (("program", slow), ("fix", fixed)):
-            times, growth = row(make, args.n, args.repeats)
+            r, growth = row(make, args.n, args.repeats)
+            times = r.times
             ratio = times[1] / times[0]
             print(f"{kind:24} {label:8} {make.__name__:16} {times[0] * 1e3:9.3f} ms {times[1] * 1e3:9.3f} ms "
                   f"×{ratio:5.2f}  {'grows: ' + growth if growth else 'nothing grows'}")
+            # Where the profiler saw the time go: the growing finding whose kernels took the most.
+            top = r.measured_top
+            if top is not None:
+                share = top.measured[-1] / r.kernel_times[-1] if r.kernel_times[-1] else 0
+                print(f"{'':24} {'':8} measured most: {top.what}{' at ' + top.source if top.source else ''}, "
+                      f"{top.measured[0] * 1e3 if top.measured[0] else 0:.3f} → {top.measured[-1] * 1e3:.3f} ms "
+                      f"({share:.0%} of the traced kernel time at 4n)")
             if label == "program":
                 slow_ratio = ratio
                 failed |= growth is None

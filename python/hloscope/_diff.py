@@ -14,6 +14,7 @@ import math
 import os
 import statistics
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Optional, Sequence
@@ -149,6 +150,10 @@ class ScalingFinding:
     # `hloscope diff`'s verdict, smallest size against each larger one (None where the finding
     # is not at that size): one growth rule for check, diff and scaling (docs/diff.md).
     diff_grows: list = field(default_factory=list)
+    # With measure=True: the seconds per call its kernels took in jax.profiler's trace at each size
+    # (a loop: the kernels inside it; None where the trace has no event of them), and the exponent.
+    measured: list = field(default_factory=list)
+    measured_exponent: Optional[float] = None
 
     @property
     def grows(self) -> bool:
@@ -168,7 +173,10 @@ class ScalingFinding:
                             ("whole reads per iteration", self.whole_read_exponent)):
             if other is not None and (e is None or other > e + 0.25):
                 figure, e = name, other
-        return f"{what}{where}: {figure} ∝ size^{'?' if e is None else f'{e:.2f}'}"
+        text = f"{what}{where}: {figure} ∝ size^{'?' if e is None else f'{e:.2f}'}"
+        if self.measured_exponent is not None:
+            text += f", measured time ∝ size^{self.measured_exponent:.2f}"
+        return text
 
 
 @dataclass
@@ -201,6 +209,9 @@ class ScalingResult:
     diffs: list  # Diff of the smallest size against each larger one
     times: Optional[list] = None  # median seconds per call at each size
     time_exponent: Optional[float] = None
+    # With measure=True: the seconds per call in the module's kernels in jax.profiler's trace at
+    # each size (None where the trace has no event of the module).
+    kernel_times: Optional[list] = None
     # The memory one call needs per device at each size (XLA's buffer
     # assignment; None where unknown), its exponent, and the buffers whose
     # growth makes it (largest at the largest size first).
@@ -246,13 +257,35 @@ class ScalingResult:
                     else "nothing grows: no copy, update, loop or kernel moves more per run at larger sizes")
         t = f"time per call ∝ size^{self.time_exponent:.2f}"
         if self.time_exponent >= 0.5 and g:
-            return f"{t}, explained by: {names}"
+            return f"{t}, explained by: {names}" + self._measured_words()
         if self.time_exponent >= 0.5:
             return (f"{t}, but no finding grows: the HLO does not change with size: the cost is in the "
                     "backend's code for these kernels")
         if g:
             return f"{t} (flat), though these grow: {names}"
         return f"{t}: flat, and nothing grows"
+
+    @property
+    def measured_top(self) -> Optional["ScalingFinding"]:
+        """With measure=True: the growing kernel, copy or collective that took the most traced time at
+        the largest size, else such a loop (None when no growing finding has a measured time there)."""
+        timed = [f for f in self.growing if f.measured and f.measured[-1] is not None]
+        # A loop's time is its kernels', which are findings of their own: the kernel names the op,
+        # so a loop is named only when none of the growing kernels has a time.
+        ops = [f for f in timed if f.kind != "loop"]
+        return max(ops or timed, key=lambda f: f.measured[-1], default=None)
+
+    def _measured_words(self) -> str:
+        top = self.measured_top
+        if top is None:
+            return ""
+        share = ""
+        if self.kernel_times and self.kernel_times[-1]:
+            share = f", {100 * top.measured[-1] / self.kernel_times[-1]:.0f}% of the traced kernel time"
+        first = next((m for m in top.measured if m is not None), None)
+        where = f" at {top.source}" if top.source else ""
+        return (f"; measured: {top.what}{where} took {first * 1e3:.3g} → {top.measured[-1] * 1e3:.3g} ms per "
+                f"call{share} at the largest size")
 
     def __str__(self) -> str:
         lines = [f"sizes {self.sizes}"]
@@ -287,6 +320,46 @@ def _time_per_call(compiled: Any, make: Callable[[], tuple], warmup: int, repeat
         _block(compiled(*args))
         samples.append(time.perf_counter() - t0)
     return statistics.median(samples)
+
+
+def _traced_times(compiled: Any, make: Callable[[], tuple], repeats: int, folder: str) -> dict:
+    """Runs `repeats` calls under jax.profiler and joins the trace with the compiled module by XLA's
+    instruction names (`hloscope cost --trace`): seconds per call for each kernel and loop by name,
+    and the module's total ("" key; None where the trace has none)."""
+    import glob
+
+    import jax
+
+    with jax.profiler.trace(os.path.join(folder, "trace")):
+        for _ in range(repeats):
+            args = make()
+            _block(args)
+            _block(compiled(*args))
+    traces = sorted(glob.glob(os.path.join(folder, "trace", "**", "*.trace.json.gz"), recursive=True))
+    if not traces:
+        return {}
+    path = os.path.join(folder, "module.hlo.txt")
+    with open(path, "w") as f:
+        f.write(compiled.as_text())
+    code, out, err = _C.run_cli(["cost", path, "--format", "json", "--trace", traces[-1]])
+    if code != 0:
+        return {}
+    module = json.loads(out)["modules"][0]
+    times = {k["instruction"]: k.get("measured_seconds") for k in module.get("kernels", [])}
+    times.update({("loop", l["instruction"]): l.get("measured_seconds") for l in module.get("loops", [])})
+    times[""] = (module.get("measured") or {}).get("seconds_per_call")
+    return times
+
+
+def _measured(item: dict, side: str, times: dict) -> Optional[float]:
+    """Seconds per call a diff item's kernels took in a trace (a loop: the loop's kernels)."""
+    names = (item.get(side) or {}).get("instructions") or []
+    if item["kind"] == "loop":
+        found = [times.get(("loop", n)) for n in names]
+    else:
+        found = [times.get(n) for n in names]
+    found = [t for t in found if t is not None]
+    return sum(found) if found else None
 
 
 def _memory_buffers(sizes: list, diffs: list) -> list:
@@ -338,7 +411,7 @@ def scaling(fn: Any, make_args: Callable[[int], Sequence[Any]], sizes: Sequence[
     if len(sizes) < 2:
         raise ValueError("scaling() needs at least two sizes")
     jitted = fn if hasattr(fn, "lower") else jax.jit(fn)
-    reports, times = [], []
+    reports, times, traced = [], [], []
     for n in sizes:
         if progress:
             print(f"hloscope.scaling: size {n}: compiling", end="", file=sys.stderr, flush=True)
@@ -350,7 +423,11 @@ def scaling(fn: Any, make_args: Callable[[int], Sequence[Any]], sizes: Sequence[
                 print(f", timing ({warmup} warm-up + {repeats} calls)", end="", file=sys.stderr, flush=True)
             times.append(_time_per_call(compiled, lambda: tuple(make_args(n)), warmup, repeats))
             if progress:
-                print(f": {times[-1] * 1e3:.3g} ms per call", end="", file=sys.stderr)
+                print(f": {times[-1] * 1e3:.3g} ms per call; tracing {min(repeats, 3)} calls", end="",
+                      file=sys.stderr, flush=True)
+            # The time of each kernel, from a profiler trace of a few more calls.
+            with tempfile.TemporaryDirectory(prefix="hloscope-scaling-") as folder:
+                traced.append(_traced_times(compiled, lambda: tuple(make_args(n)), min(repeats, 3), folder))
         if progress:
             print(file=sys.stderr, flush=True)
 
@@ -366,6 +443,7 @@ def scaling(fn: Any, make_args: Callable[[int], Sequence[Any]], sizes: Sequence[
             per_call = [it["a"]["bytes_per_call"]]
             flops = [_flops(it, "a")]
             whole = [it["a"].get("whole_read_bytes")]
+            measured = [_measured(it, "a", traced[0])] if traced else []
             grows = []
             for d in diffs:
                 items = d.modules[0]["items"] if d.modules else []
@@ -379,10 +457,13 @@ def scaling(fn: Any, make_args: Callable[[int], Sequence[Any]], sizes: Sequence[
                 flops.append(_flops(match, "b") if b else None)
                 whole.append(b.get("whole_read_bytes") if b else None)
                 grows.append(match["grows"] if b else None)
+                if traced:
+                    measured.append(_measured(match, "b", traced[len(grows)]) if b else None)
             findings.append(ScalingFinding(
                 kind=it["kind"], what=it["what"], source=it["source"], bytes=per_run, bytes_per_call=per_call,
                 exponent=_fit(sizes, per_run), flops=flops, flops_exponent=_fit(sizes, flops),
-                whole_read=whole, whole_read_exponent=_fit(sizes, whole), diff_grows=grows))
+                whole_read=whole, whole_read_exponent=_fit(sizes, whole), diff_grows=grows,
+                measured=measured, measured_exponent=_fit(sizes, measured) if measured else None))
     findings.sort(key=lambda f: -(f.bytes_per_call[-1] or f.bytes_per_call[0] or 0))
     result = ScalingResult(sizes=sizes, findings=findings, diffs=diffs, max_bytes=max_bytes)
     result.peaks = [(r.memory or {}).get("peak_bytes") for r in reports]
@@ -392,6 +473,7 @@ def scaling(fn: Any, make_args: Callable[[int], Sequence[Any]], sizes: Sequence[
     if measure:
         result.times = times
         result.time_exponent = _fit(sizes, times)
+        result.kernel_times = [t.get("") for t in traced]
     return result
 
 
