@@ -160,6 +160,8 @@ class Scaling:
     # kind whole-read: it reads a dynamic slice (`shape`) spanning every row the loop writes (a layer
     # of a stacked KV cache), not the carry itself.
     slice: bool = False
+    # kind whole-read by a relayout or a kernel without a line: the op downstream whose line `source` is.
+    for_op: Optional[Ref] = None
     carry: Optional[int] = None
     rewritten_by: Optional[Position] = None
     shape: str = ""
@@ -174,7 +176,7 @@ class Scaling:
     def from_json(cls, d: dict) -> "Scaling":
         return _from_dict(cls, d, convert={"copy": Position.from_json, "collective": Ref.from_json,
                                            "kernel": Ref.from_json, "source": Source.from_json,
-                                           "rewritten_by": Position.from_json})
+                                           "rewritten_by": Position.from_json, "for_op": Ref.from_json})
 
 
 @dataclass

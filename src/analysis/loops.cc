@@ -411,7 +411,8 @@ LoopFinding AnalyzeLoop(const CheckContext& ctx, const HloInstruction* w,
       sc.carry = j;
       sc.kernel = kernel;
       sc.slice = read.slice;
-      sc.source = ctx.Source(kernel);
+      sc.for_op = read.for_op;
+      sc.source = ctx.Source(read.for_op ? read.for_op : kernel);
       sc.shape = &read.array->shape();
       sc.bytes = ByteSizeOf(read.array->shape());
       sc.grows_with_buffer = true;

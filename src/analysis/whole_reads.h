@@ -20,6 +20,11 @@ struct WholeRead {
   // it the kernel reads, which spans a dimension the loop writes rows of.
   const HloInstruction* array = nullptr;
   bool slice = false;
+  // When the kernel only lays the array out anew (a copy or transpose,
+  // fused or not) or has no line of its own: the first op downstream of it
+  // that has one (the attention a cache is transposed for), whose line the
+  // read is reported at; nullptr otherwise.
+  const HloInstruction* for_op = nullptr;
 };
 
 // The kernels of `body` that read carry `j` whole every iteration. The

@@ -284,6 +284,7 @@ Json LoopJson(const LoopFinding& l) {
       js["kernel"] = RefJson(s.kernel);
       js["source"] = SourceJson(s.source);
       js["slice"] = s.slice;
+      js["for_op"] = RefJson(s.for_op);
     }
     js["shape"] = s.shape->ToString();
     js["bytes"] = Opt(s.bytes);

@@ -202,6 +202,19 @@ std::string ConfirmationText(const UpdateFinding& u) {
   return "";
 }
 
+namespace {
+
+// Where a whole read is said to happen: " at LINE" after the kernel, or —
+// when the kernel only lays the array out for another op, or has no line —
+// ", for OP at LINE" after the sentence (the op's line is the read's).
+std::pair<std::string, std::string> WholeReadPlaces(const LoopScaling& s) {
+  std::string where = SourceText(s.source);
+  if (!s.for_op) return {where.empty() ? "" : " at " + where, ""};
+  return {"", fmt::format(", for {}{}", s.for_op->name(), where.empty() ? "" : " at " + where)};
+}
+
+}  // namespace
+
 std::string ScalingText(const LoopScaling& s) {
   if (s.kind == LoopScaling::Kind::kCollective)
     return fmt::format("{} moves {} per device ({}) every iteration{}", s.collective->name(),
@@ -211,14 +224,12 @@ std::string ScalingText(const LoopScaling& s) {
     return fmt::format("{} copies {} ({}) every iteration", s.copy.instruction->name(), HumanBytes(s.bytes),
                        s.shape->ToString());
   if (s.kind == LoopScaling::Kind::kWholeRead) {
-    std::string where = SourceText(s.source);
+    auto [at, for_op] = WholeReadPlaces(s);
     if (s.slice)
-      return fmt::format("{}{} reads {} ({}) of carry {} — all the rows the loop writes — every iteration",
-                         s.kernel->name(), where.empty() ? "" : " at " + where, s.shape->ToString(),
-                         HumanBytes(s.bytes), s.carry);
-    return fmt::format("{}{} reads carry {} ({}, {}) whole every iteration", s.kernel->name(),
-                       where.empty() ? "" : " at " + where, s.carry, s.shape->ToString(),
-                       HumanBytes(s.bytes));
+      return fmt::format("{}{} reads {} ({}) of carry {} — all the rows the loop writes — every iteration{}",
+                         s.kernel->name(), at, s.shape->ToString(), HumanBytes(s.bytes), s.carry, for_op);
+    return fmt::format("{}{} reads carry {} ({}, {}) whole every iteration{}", s.kernel->name(), at, s.carry,
+                       s.shape->ToString(), HumanBytes(s.bytes), for_op);
   }
   return fmt::format("carry {} ({}, {}) is rewritten in full by {} every iteration", s.carry,
                      s.shape->ToString(), HumanBytes(s.bytes), PositionText(s.rewritten_by));
@@ -230,17 +241,17 @@ std::string ScalingText(const LoopScaling& s, const LoopFinding& loop) {
   const LoopCarry& c = loop.carries[s.carry];
   std::string name = CarryName(c);
   if (s.kind == LoopScaling::Kind::kWholeRead) {
-    std::string where = SourceText(s.source);
+    auto [at, for_op] = WholeReadPlaces(s);
     // A slice spanning the dimension the loop writes rows of: a layer of a
     // stacked cache, read whole.
     if (s.slice)
       return fmt::format(
-          "{}{} reads {} ({}) of carry {} ({}{}) — all the rows the loop writes — every iteration",
-          s.kernel->name(), where.empty() ? "" : " at " + where, s.shape->ToString(), HumanBytes(s.bytes),
-          s.carry, name.empty() ? "" : name + ", ", c.shape->ToString());
-    return fmt::format("{}{} reads carry {} ({}{}, {}) whole every iteration", s.kernel->name(),
-                       where.empty() ? "" : " at " + where, s.carry, name.empty() ? "" : name + ", ",
-                       s.shape->ToString(), HumanBytes(s.bytes));
+          "{}{} reads {} ({}) of carry {} ({}{}) — all the rows the loop writes — every iteration{}",
+          s.kernel->name(), at, s.shape->ToString(), HumanBytes(s.bytes), s.carry,
+          name.empty() ? "" : name + ", ", c.shape->ToString(), for_op);
+    return fmt::format("{}{} reads carry {} ({}{}, {}) whole every iteration{}", s.kernel->name(), at,
+                       s.carry, name.empty() ? "" : name + ", ", s.shape->ToString(), HumanBytes(s.bytes),
+                       for_op);
   }
   std::string where = SourceText(c.update.source);
   return fmt::format("carry {} ({}{}, {}) is rewritten in full by {}{} every iteration", s.carry,

@@ -73,6 +73,13 @@ std::vector<std::string> WholeReads(const ModuleCheck& c) {
   return out;
 }
 
+// The loop's first whole-read entry; nullptr if none.
+const LoopScaling* FirstWholeRead(const LoopFinding& l) {
+  for (const LoopScaling& e : l.scaling)
+    if (e.kind == LoopScaling::Kind::kWholeRead) return &e;
+  return nullptr;
+}
+
 TEST(WholeRead, AKernelReadingTheUpdatedCacheWholeGrowsWithIt) {
   auto m = ParseOne(
       Decode(kUpdate,
@@ -89,9 +96,7 @@ TEST(WholeRead, AKernelReadingTheUpdatedCacheWholeGrowsWithIt) {
   EXPECT_TRUE(l.scales_with_buffer);
   // Both dots read the cache whole; the fixed table's dot is not one.
   EXPECT_EQ(WholeReads(c), (std::vector<std::string>{"scores", "out"}));
-  const LoopScaling* s = nullptr;
-  for (const LoopScaling& e : l.scaling)
-    if (e.kind == LoopScaling::Kind::kWholeRead && !s) s = &e;
+  const LoopScaling* s = FirstWholeRead(l);
   ASSERT_TRUE(s);
   EXPECT_EQ(s->carry, 1);
   EXPECT_EQ(s->bytes, 1024 * 8 * 4);
@@ -136,6 +141,38 @@ TEST(WholeRead, AWindowOrAStaticSliceOfTheCacheIsNotAWholeRead) {
   }
 }
 
+// XLA:CPU lays the cache out anew for the dot (a transpose, or a fusion of
+// copies and bitcasts) and gives that kernel the update's metadata: the read
+// is reported at the line of the op it serves, the first one downstream
+// with a line of its own.
+TEST(WholeRead, ARelayoutIsReportedAtTheLineOfTheOpItServes) {
+  auto m = ParseOne(
+      Decode(kUpdate,
+             std::string(kMixed) +
+                 "\n  %tr = f32[8,1024]{1,0} transpose(%updated), dimensions={1,0}, "
+                 "metadata={op_name=\"dynamic_update_slice\" source_file=\"dec.py\" source_line=3}\n"
+                 "  %scores = f32[1024]{0} dot(%tr, %q), lhs_contracting_dims={0}, rhs_contracting_dims={0}\n"
+                 "  %best = f32[] reduce(%scores, %zf), dimensions={0}, to_apply=%max, "
+                 "metadata={op_name=\"reduce_max\" source_file=\"dec.py\" source_line=9}\n"
+                 "  %zf = f32[] constant(0)",
+             "%mixed",
+             "%max (a: f32[], b: f32[]) -> f32[] {\n  %a = f32[] parameter(0)\n  %b = f32[] parameter(1)\n"
+             "  ROOT %m = f32[] maximum(%a, %b)\n}\n"));
+  ASSERT_TRUE(m);
+  ModuleCheck c = Check(*m);
+  ASSERT_EQ(c.loops.size(), 1u);
+  const LoopFinding& l = c.loops.front();
+  EXPECT_EQ(WholeReads(c), (std::vector<std::string>{"tr"}));
+  const LoopScaling* s = FirstWholeRead(l);
+  ASSERT_TRUE(s);
+  // The dot has no line: the op it feeds, the reduce at dec.py:9, is the one served.
+  ASSERT_TRUE(s->for_op);
+  EXPECT_EQ(s->for_op->name(), "best");
+  EXPECT_EQ(
+      ScalingText(*s, l),
+      "tr reads carry 1 (cache, f32[1024,8]{1,0}, 32.0 KiB) whole every iteration, for best at dec.py:9");
+}
+
 // A dynamic slice that spans every row the loop writes (one head's columns
 // of the cache, a layer of a stacked cache) reads all of them every
 // iteration: a whole read of that slice.
@@ -153,9 +190,7 @@ TEST(WholeRead, ASliceSpanningEveryRowTheLoopWritesIsAWholeRead) {
   EXPECT_TRUE(l.scales_with_buffer);
   // The slice itself is the kernel: it is what reads the rows.
   EXPECT_EQ(WholeReads(c), (std::vector<std::string>{"head"}));
-  const LoopScaling* s = nullptr;
-  for (const LoopScaling& e : l.scaling)
-    if (e.kind == LoopScaling::Kind::kWholeRead) s = &e;
+  const LoopScaling* s = FirstWholeRead(l);
   ASSERT_TRUE(s);
   EXPECT_TRUE(s->slice);
   EXPECT_EQ(s->bytes, 1024 * 4 * 4);

@@ -239,9 +239,7 @@ struct CopyFinding {
   CopyClass copy_class = CopyClass::kProtective;
   const Shape* shape = nullptr;         // destination
   const Shape* source_shape = nullptr;  // what it copies from
-  // Rank 0 (loop counters, loop-start constants): real, but never what
-  // makes a program slow.
-  bool scalar = false;
+  bool scalar = false;  // rank 0 (loop counters, loop-start constants): never what makes it slow
   // Scalar, or a small constant moved into another memory space (TPU moves
   // index tables and loop bounds such as an s32[2] to S(1); at most
   // kSmallPrefetchBytes), whatever its cause: renderers summarise these and
@@ -347,7 +345,9 @@ struct LoopScaling {
   HloPosition rewritten_by;  // kCarryRewritten: the defining position of the new value
   const Shape* shape = nullptr;
   std::optional<int64_t> bytes;
-  std::optional<SourceLocation> source;  // kWholeRead: the kernel's line
+  std::optional<SourceLocation> source;  // kWholeRead: the kernel's line, or for_op's
+  // kWholeRead by a relayout, or a kernel without a line: the first op downstream with one.
+  const HloInstruction* for_op = nullptr;
   // The array is a buffer the loop touches at run-time positions (dynamic
   // slices, gathers, in-place updates, a masked `where`): copying, rewriting
   // or reading it whole every iteration makes the step grow with the buffer.
