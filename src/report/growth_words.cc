@@ -81,10 +81,9 @@ std::string GrowthLine(const ModuleCheck& m) {
     case LoopScaling::Kind::kWholeRead:
       if (top.top->slice) {
         why =
-            "the op reads every row the loop writes, written or not yet, every iteration (attention over a "
-            "whole layer of a stacked cache): inherent to the op as written; reading only the filled rows or "
-            "a "
-            "fixed window bounds it";
+            "the op reads every row the loop writes, written or not yet, every iteration (attention over "
+            "a whole layer of a stacked cache): inherent to the op as written; reading only the filled "
+            "rows or a fixed window bounds it";
         break;
       }
       why =

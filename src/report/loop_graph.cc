@@ -133,7 +133,7 @@ std::string LoopNode(const ModuleCheck& check, size_t li, const LoopGraphOptions
         parts.push_back(fmt::format("rewritten in full by {} ({})", HtmlShown(PositionText(s->rewritten_by)),
                                     HtmlEscape(HumanBytes(s->bytes))));
       for (const LoopScaling* s : it->second.whole_reads)
-        parts.push_back(fmt::format("{} by {} ({})", s->slice ? "read by whole rows" : "read whole",
+        parts.push_back(fmt::format("{} by {} ({})", s->slice ? "every row read" : "read whole",
                                     HtmlShown(s->kernel->name()), HtmlEscape(HumanBytes(s->bytes))));
       if (it->second.grows) parts.push_back("<font color=\"#b00020\"><b>grows with the buffer</b></font>");
       what = fmt::format("{}", fmt::join(parts, "<br/>"));
