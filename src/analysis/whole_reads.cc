@@ -45,16 +45,15 @@ bool ReadWholeInFusion(const HloInstruction* value, int depth = 0) {
   return false;
 }
 
-// Where `kernel` puts its operand `k` updated in place, by the same pairs
-// the update verdicts use (XLA's in-place rules; a TPU permission its buffer
-// assignment declined is not one): the output index (empty: the whole
-// output; {e}: element e of a multi-output fusion's tuple); nullopt when it
-// does not update that operand in place.
-std::optional<ShapeIndex> InPlaceOutput(const CheckContext& ctx, const HloInstruction* kernel, int64_t k) {
+// The in-place pair by which `kernel` updates its (array) operand `k`, by
+// the same pairs the update verdicts use (XLA's in-place rules; a TPU
+// permission its buffer assignment declined is not one), with the result
+// its whole output ({}) or one element of a multi-output fusion's tuple
+// ({e}); nullptr when it does not update that operand in place.
+const InPlacePair* InPlacePairOf(const CheckContext& ctx, const HloInstruction* kernel, int64_t k) {
   for (const InPlacePair& pair : ctx.PairsOf(kernel))
-    if (pair.operand_number == k && pair.operand_index.empty() && pair.output_index.size() <= 1)
-      return pair.output_index;
-  return std::nullopt;
+    if (pair.operand_number == k && pair.operand_index.empty() && pair.output_index.size() <= 1) return &pair;
+  return nullptr;
 }
 
 // A collective in any form: its own opcode, an async wrapper, or a TPU
@@ -85,29 +84,25 @@ bool ReadsOperandWhole(const HloInstruction* kernel, int64_t k) {
   }
 }
 
-// The dimensions an in-place update of `kernel`'s operand `k` writes a part
-// of at a run-time position (a KV cache's row), in that operand's dims: a
-// dynamic-update-slice, alone or fused, whose update is shorter than the
-// array along the dimension and whose start there is not a constant.
-std::vector<bool> RowWrittenDims(const CheckContext& ctx, const HloInstruction* kernel, int64_t k) {
-  for (const InPlacePair& pair : ctx.PairsOf(kernel)) {
-    if (pair.operand_number != k || !pair.operand_index.empty()) continue;
-    const HloInstruction* dus = pair.fused_update ? pair.fused_update : kernel;
-    if (dus->opcode() != HloOpcode::kDynamicUpdateSlice || dus->operand_count() < 2) continue;
-    const Shape& array = dus->operand(0)->shape();
-    const Shape& update = dus->operand(1)->shape();
-    // In the operand's own dims only (not behind a bitcast inside a fusion).
-    if (!array.IsArray() || !update.IsArray() || array.rank() != update.rank() ||
-        dus->operand_count() != 2 + array.rank() ||
-        array.dimensions != kernel->operand(k)->shape().dimensions)
-      continue;
-    std::vector<bool> dims(array.rank(), false);
-    for (int64_t d = 0; d < array.rank(); ++d)
-      dims[d] =
-          update.dimensions[d] < array.dimensions[d] && dus->operand(2 + d)->opcode() != HloOpcode::kConstant;
-    return dims;
-  }
-  return {};
+// The dimensions the in-place update `pair` of `kernel`'s operand `k`
+// writes a part of at a run-time position (a KV cache's row), in that
+// operand's dims: a dynamic-update-slice, alone or fused, whose update is
+// shorter than the array along the dimension and whose start there is not
+// a constant; empty when the update is not such a one.
+std::vector<bool> RowWrittenDims(const InPlacePair& pair, const HloInstruction* kernel, int64_t k) {
+  const HloInstruction* dus = pair.fused_update ? pair.fused_update : kernel;
+  if (dus->opcode() != HloOpcode::kDynamicUpdateSlice || dus->operand_count() < 2) return {};
+  const Shape& array = dus->operand(0)->shape();
+  const Shape& update = dus->operand(1)->shape();
+  // In the operand's own dims only (not behind a bitcast inside a fusion).
+  if (!array.IsArray() || !update.IsArray() || array.rank() != update.rank() ||
+      dus->operand_count() != 2 + array.rank() || array.dimensions != kernel->operand(k)->shape().dimensions)
+    return {};
+  std::vector<bool> dims(array.rank(), false);
+  for (int64_t d = 0; d < array.rank(); ++d)
+    dims[d] =
+        update.dimensions[d] < array.dimensions[d] && dus->operand(2 + d)->opcode() != HloOpcode::kConstant;
+  return dims;
 }
 
 // The dynamic-slice through which `kernel` reads its operand `k`: the kernel
@@ -192,12 +187,13 @@ std::vector<WholeRead> WholeReadsOfCarry(const CheckContext& ctx, const HloCompu
         // An asynchronous copy (a prefetch to another memory space) is a copy
         // finding of its own.
         if (op == HloOpcode::kCopyStart || op == HloOpcode::kCopyDone) continue;
-        if (std::optional<ShapeIndex> e = InPlaceOutput(ctx, user, k)) {
-          if (std::vector<bool> rows = RowWrittenDims(ctx, user, k); !rows.empty() && v->shape().IsArray())
+        if (const InPlacePair* pair = InPlacePairOf(ctx, user, k)) {
+          if (std::vector<bool> rows = RowWrittenDims(*pair, user, k); !rows.empty() && v->shape().IsArray())
             row_written.push_back({v->shape().dimensions, std::move(rows)});
-          if (e->empty()) follow(user);
+          const ShapeIndex& e = pair->output_index;
+          if (e.empty()) follow(user);
           for (const HloInstruction* g : user->users())
-            if (!e->empty() && g->opcode() == HloOpcode::kGetTupleElement && g->tuple_index() == (*e)[0])
+            if (!e.empty() && g->opcode() == HloOpcode::kGetTupleElement && g->tuple_index() == e[0])
               follow(g);
           continue;
         }

@@ -74,9 +74,8 @@ std::string GrowthLine(const ModuleCheck& m) {
       break;
     case LoopScaling::Kind::kCarryRewritten:
       why =
-          "the loop writes the whole buffer every iteration where it changes a part (a `jnp.where` over it, "
-          "or "
-          "an update XLA could not do in place); `buf.at[i].set(...)` writes only the part";
+          "the loop writes the whole buffer every iteration where it changes a part (a `jnp.where` over "
+          "it, or an update XLA could not do in place); `buf.at[i].set(...)` writes only the part";
       break;
     case LoopScaling::Kind::kWholeRead:
       if (top.top->slice) {
@@ -87,10 +86,9 @@ std::string GrowthLine(const ModuleCheck& m) {
         break;
       }
       why =
-          "the op reads the whole buffer every iteration (attention over a whole cache, a reduction or sort "
-          "over "
-          "all of it): inherent to the op as written; reading only the filled part or a fixed window bounds "
-          "it";
+          "the op reads the whole buffer every iteration (attention over a whole cache, a reduction or "
+          "sort over all of it): inherent to the op as written; reading only the filled part or a fixed "
+          "window bounds it";
       break;
     case LoopScaling::Kind::kCollective:
       why = "the buffer crosses devices whole every iteration (the collective's cause is listed with it)";

@@ -157,6 +157,14 @@ const char* PerWhat(const DiffItem& it) {
   return it.kind == DiffKind::kLoop || it.kind == DiffKind::kCarry ? "per iteration" : "per run";
 }
 
+// "its kernels read 8.0 MiB → 32.0 MiB of the buffer whole per iteration
+// (×4)": a loop's whole reads in A and B.
+std::string WholeReadChange(const DiffItem& it) {
+  return fmt::format("its kernels read {} → {} of the buffer whole per iteration ({})",
+                     HumanBytes(it.a->whole_read_bytes), HumanBytes(it.b->whole_read_bytes),
+                     Ratio(it.whole_read_ratio.value_or(1)));
+}
+
 // "8.0 MiB → 16.0 MiB per run, ×2 as buf.1 grows ×2 — linear in buf.1"
 std::string GrowthText(const ModuleDiff& m, const DiffItem& it) {
   std::string s = fmt::format("{} → {} {}", HumanBytes(it.a->bytes), HumanBytes(it.b->bytes), PerWhat(it));
@@ -177,9 +185,7 @@ std::string GrowthText(const ModuleDiff& m, const DiffItem& it) {
                      Ratio(*it.flops_ratio));
   // A loop's kernels reading its buffer whole.
   if (it.whole_read_ratio && std::abs(std::log(*it.whole_read_ratio)) > std::log(1.05))
-    s += fmt::format("; its kernels read {} → {} of the buffer whole per iteration ({})",
-                     HumanBytes(it.a->whole_read_bytes), HumanBytes(it.b->whole_read_bytes),
-                     Ratio(*it.whole_read_ratio));
+    s += "; " + WholeReadChange(it);
   return s;
 }
 
@@ -223,9 +229,7 @@ std::string GrowsMostLine(const std::vector<const DiffItem*>& scales) {
   // A loop that grows only by what its kernels read whole: that figure.
   if (most->kind == DiffKind::kLoop && most->whole_read_exponent &&
       (!most->exponent || *most->whole_read_exponent > *most->exponent))
-    return fmt::format("Grows most: {}: its kernels read {} → {} of the buffer whole per iteration ({}).",
-                       Label(*most), HumanBytes(most->a->whole_read_bytes),
-                       HumanBytes(most->b->whole_read_bytes), Ratio(most->whole_read_ratio.value_or(1)));
+    return fmt::format("Grows most: {}: {}.", Label(*most), WholeReadChange(*most));
   std::string s = fmt::format("Grows most: {}: {} → {} per call", Label(*most),
                               HumanBytes(most->a->bytes_per_call), HumanBytes(most->b->bytes_per_call));
   if (most->per_call_ratio) s += fmt::format(" ({})", Ratio(*most->per_call_ratio));
