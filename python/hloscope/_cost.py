@@ -60,15 +60,14 @@ def _run(args: list) -> str:
     return out
 
 
-def _trace_calls(compiled: Any, args: tuple, kwargs: dict, folder: str, warmup: int, repeats: int,
-                 donates: bool) -> str:
+def _trace_calls(compiled: Any, make: Any, folder: str, warmup: int, repeats: int) -> str:
+    """Runs `warmup` calls, then `repeats` calls under ``jax.profiler`` into `folder`, each with the
+    arguments ``make()`` returns (``(args, kwargs)``, made before the call), and returns the trace's path."""
     import jax
 
     def call():
-        # A donated argument is consumed by the call: each call gets its own copy (the copies are
-        # computations of their own, which the trace keeps apart by module).
-        a, k = (jax.tree_util.tree_map(lambda x: x.copy() if isinstance(x, jax.Array) else x, (args, kwargs))
-                if donates else (args, kwargs))
+        a, k = make()
+        jax.block_until_ready((a, k))
         jax.block_until_ready(compiled(*a, **k))
 
     for _ in range(warmup):
@@ -108,8 +107,16 @@ def cost(fn: Any, /, *args: Any, target: Any = None, estimate_for: Optional[str]
             f.write(compiled.as_text())
         flags = ["--target", estimate_for] if estimate_for else []
         if measure:
-            flags += ["--trace", _trace_calls(compiled, args, kwargs, os.path.join(tmp, "trace"), warmup, repeats,
-                                              donates)]
+            import jax
+
+            def make():
+                # A donated argument is consumed by the call: each call gets its own copy (the copies
+                # are computations of their own, which the trace keeps apart by module).
+                if not donates:
+                    return args, kwargs
+                return jax.tree_util.tree_map(lambda x: x.copy() if isinstance(x, jax.Array) else x,
+                                              (args, kwargs))
+            flags += ["--trace", _trace_calls(compiled, make, os.path.join(tmp, "trace"), warmup, repeats)]
         doc = json.loads(_run(["cost", path, "--format", "json", *flags]))
         text = _run(["cost", path, "--top", str(top), *flags])
         return CostReport(text=text, json=doc, notes=notes)

@@ -323,25 +323,19 @@ def _time_per_call(compiled: Any, make: Callable[[], tuple], warmup: int, repeat
 
 
 def _traced_times(compiled: Any, make: Callable[[], tuple], repeats: int, folder: str) -> dict:
-    """Runs `repeats` calls under jax.profiler and joins the trace with the compiled module by XLA's
-    instruction names (`hloscope cost --trace`): seconds per call for each kernel and loop by name,
-    and the module's total ("" key; None where the trace has none)."""
-    import glob
+    """Runs `repeats` calls under jax.profiler (as hloscope.cost(measure=True) does) and joins the trace
+    with the compiled module by XLA's instruction names (`hloscope cost --trace`): seconds per call for
+    each kernel and loop by name, and the module's total ("" key; None where the trace has none)."""
+    from ._cost import _trace_calls
 
-    import jax
-
-    with jax.profiler.trace(os.path.join(folder, "trace")):
-        for _ in range(repeats):
-            args = make()
-            _block(args)
-            _block(compiled(*args))
-    traces = sorted(glob.glob(os.path.join(folder, "trace", "**", "*.trace.json.gz"), recursive=True))
-    if not traces:
+    try:
+        trace = _trace_calls(compiled, lambda: (make(), {}), os.path.join(folder, "trace"), 0, repeats)
+    except RuntimeError:  # no trace written: nothing measured
         return {}
     path = os.path.join(folder, "module.hlo.txt")
     with open(path, "w") as f:
         f.write(compiled.as_text())
-    code, out, err = _C.run_cli(["cost", path, "--format", "json", "--trace", traces[-1]])
+    code, out, err = _C.run_cli(["cost", path, "--format", "json", "--trace", trace])
     if code != 0:
         return {}
     module = json.loads(out)["modules"][0]
