@@ -128,6 +128,8 @@ std::string_view CauseFamilyName(CauseFamily family) {
       return "layout";
     case CauseFamily::kMemorySpace:
       return "memory-space";
+    case CauseFamily::kReshaped:
+      return "reshaped";
   }
   return "?";
 }

@@ -10,37 +10,16 @@
 #include <array>
 #include <set>
 
+#include "cause_evidence.h"
 #include "check_context.h"
 #include "hloscope/analysis/call_graph.h"
 
 namespace hloscope {
 namespace {
 
-// Everything the rules look at, computed once per copy.
-struct Evidence {
-  const CheckContext& ctx;
-  const CopySite& site;
-  const CopyFinding& copy;
-  HloPosition me;                      // the copy's own result
-  HloPosition src;                     // the value protected (behind the chain)
-  std::vector<InstructionAt> readers;  // other readers of the old contents
-  std::vector<ShapeIndex> outputs;     // entry outputs the copy reaches
-  const HloComputation* comp = nullptr;
-  ComputationRole role = ComputationRole::kEntry;
-  bool in_loop = false;
+using copy_rules::Evidence;
+using copy_rules::Match;
 
-  bool feeds() const { return !copy.feeds.empty(); }
-  const HloInstruction* s() const { return src.instruction; }
-};
-
-// What a family's matcher found: the rule of the family that matched and
-// its facts; nullopt when none of the family's rules fits.
-struct Match {
-  CauseRule rule = CauseRule::kNone;
-  CausePayload payload;
-  // kDonatedParameterRewritten orders the readers itself.
-  std::optional<std::vector<InstructionAt>> readers;
-};
 using Matcher = std::optional<Match> (*)(const Evidence&);
 
 // -- the families' matchers -----------------------------------------------------
@@ -333,64 +312,6 @@ std::optional<Match> ReadAfterUpdate(const Evidence& e) {
   return std::nullopt;
 }
 
-// A collective-permute (sync, or the done of a start) never writes into its
-// operand's buffer (XLA's CanShareOperandBufferWithUser: the send still
-// reads it while the receive lands), so a carry it produces arrives in a
-// second buffer and is copied back into the carry's own every iteration.
-// Returns the instruction that receives it (the sync op or the -done: the
-// value an async pair receives is defined at the -start's element {1}).
-const HloInstruction* ReceivedByCollectivePermute(const HloInstruction& s) {
-  if (s.opcode() == HloOpcode::kCollectivePermute || s.opcode() == HloOpcode::kCollectivePermuteDone)
-    return &s;
-  if (s.opcode() == HloOpcode::kCollectivePermuteStart)
-    for (const HloInstruction* u : s.users())
-      if (u->opcode() == HloOpcode::kCollectivePermuteDone) return u;
-  return nullptr;
-}
-
-// Loop-carried state (AddCopiesForWhile): where the copy goes in the body
-// root, and where it comes from.
-std::optional<Match> LoopCarried(const Evidence& e) {
-  if (e.role != ComputationRole::kWhileBody) return std::nullopt;
-  const HloInstruction* root = e.comp->root_instruction();
-  std::optional<int64_t> dest_j;
-  if (root->opcode() == HloOpcode::kTuple)
-    for (int64_t j = 0; j < root->operand_count(); ++j)
-      if (DefiningPosition(root->operand(j), {}) == e.me) dest_j = j;
-  if (!dest_j) return std::nullopt;
-  const HloInstruction* s = e.s();
-  bool src_is_param = s->opcode() == HloOpcode::kParameter && s->parent() == e.comp;
-  CarryFacts f;
-  f.carry = *dest_j;
-  if (src_is_param && !e.src.index.empty() && e.src.index[0] != *dest_j) {
-    f.other_carry = e.src.index[0];
-    return Match{CauseRule::kCarriesSwapped, std::move(f), {}};
-  }
-  if (src_is_param) return Match{CauseRule::kCarryPassedOnLive, std::move(f), {}};
-  if (const HloInstruction* received = ReceivedByCollectivePermute(*s)) {
-    f.permute = received;
-    return Match{CauseRule::kCarryPermuted, std::move(f), {}};
-  }
-  return Match{CauseRule::kCarryRebuilt, std::move(f), {}};
-}
-
-// A copy of a carry whose slot gets a new value this iteration: the old
-// value is still read after the new one is produced (typically the loop
-// counter read by the body after `i + 1` is computed).
-std::optional<Match> CarryOldValueRead(const Evidence& e) {
-  const HloInstruction* s = e.s();
-  if (e.role != ComputationRole::kWhileBody || s->opcode() != HloOpcode::kParameter ||
-      s->parent() != e.comp || e.src.index.empty())
-    return std::nullopt;
-  HloPosition next = DefiningPosition(e.comp->root_instruction(), {e.src.index[0]});
-  if (next == HloPosition{s, {e.src.index[0]}}) return std::nullopt;
-  CarryFacts f;
-  f.carry = e.src.index[0];
-  f.new_value = next;
-  for (const HloUse& use : UsesOf(e.me)) f.old_value_readers.push_back(use.user);
-  return Match{CauseRule::kCarryOldValueRead, std::move(f), {}};
-}
-
 std::optional<Match> Output(const Evidence& e) {
   if (e.outputs.empty()) return std::nullopt;
   OutputFacts f;
@@ -455,6 +376,47 @@ std::optional<Match> MemorySpaceMove(const Evidence& e) {
                {}};
 }
 
+// The array `value` is a dynamic-slice of: the operand of a dynamic-slice,
+// or of a fusion whose root is one (behind bitcasts) taking a fused
+// parameter directly (XLA:CPU's wrapped_dynamic-slice).
+HloPosition SlicedFrom(const HloPosition& value) {
+  const HloInstruction* kernel = value.instruction;
+  if (!kernel || !value.index.empty()) return {};
+  if (kernel->opcode() == HloOpcode::kDynamicSlice) return DefiningPosition(kernel->operand(0));
+  const HloComputation* fused = kernel->fused_computation();
+  const HloInstruction* root = fused ? fused->root_instruction() : nullptr;
+  while (root && root->opcode() == HloOpcode::kBitcast) root = root->operand(0);
+  if (!root || root->opcode() != HloOpcode::kDynamicSlice) return {};
+  const HloInstruction* array = root->operand(0);
+  if (array->opcode() != HloOpcode::kParameter) return {};
+  return DefiningPosition(kernel->operand(array->parameter_number()));
+}
+
+// The copy is the operand of an in-place pair whose result has another
+// shape or layout (XLA fused the reshape after the update into its
+// kernel). XLA's CanShareOperandBufferWithUser lets a result take its
+// operand's buffer only when the two shapes are equal, layouts included,
+// so copy insertion's special-case pass puts this copy back ("adding back
+// copy") whether or not anything else reads the value. Permissions (TPU's
+// aliasing_operands, which XLA may decline) and declared aliasing are left
+// to the other rules.
+std::optional<Match> ReshapedUpdate(const Evidence& e) {
+  for (const HloUse& use : UsesOf(e.me)) {
+    for (const InPlacePair& p : e.ctx.PairsOf(use.user)) {
+      if (p.operand_number != use.operand_number || p.operand_index != use.operand_index || p.permission ||
+          p.annotated)
+        continue;
+      const Shape* operand = use.user->operand(p.operand_number)->shape().Subshape(p.operand_index);
+      const Shape* result = use.user->shape().Subshape(p.output_index);
+      if (!operand || !result || !operand->IsArray() || !result->IsArray() ||
+          ShapesEqualWithLayout(*operand, *result))
+        continue;
+      return Match{CauseRule::kUpdateReshaped, ReshapedUpdateFacts{operand, result, SlicedFrom(e.src)}, {}};
+    }
+  }
+  return std::nullopt;
+}
+
 // The matcher of each family. A switch, so that a family without one does
 // not compile (-Werror=switch).
 Matcher MatcherOf(CauseFamily family) {
@@ -472,15 +434,17 @@ Matcher MatcherOf(CauseFamily family) {
     case CauseFamily::kRead:
       return &ReadAfterUpdate;
     case CauseFamily::kCarry:
-      return &LoopCarried;
+      return &copy_rules::LoopCarried;
     case CauseFamily::kOldValue:
-      return &CarryOldValueRead;
+      return &copy_rules::CarryOldValueRead;
     case CauseFamily::kOutput:
       return &Output;
     case CauseFamily::kLayout:
       return &LayoutChange;
     case CauseFamily::kMemorySpace:
       return &MemorySpaceMove;
+    case CauseFamily::kReshaped:
+      return &ReshapedUpdate;
   }
   return nullptr;
 }

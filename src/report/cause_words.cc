@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <set>
 
+#include "hloscope/analysis/dataflow.h"
 #include "hloscope/report/wording.h"
 #include "hloscope/report/wording_template.h"
 #include "hloscope/support/human_bytes.h"
@@ -96,6 +97,22 @@ std::string MemorySpaceMoveText(const CopyFinding& c) {
 
 std::string Name(const HloInstruction* i, std::string_view otherwise = "?") {
   return i ? std::string(i->name()) : std::string(otherwise);
+}
+
+// The array a copied slice was taken from, with the argument it starts
+// from when it is loop state: "carry 4 of while.16 (cache_k)".
+std::string SlicedFromText(const HloPosition& array) {
+  std::string text = ValueText(array);
+  HloPosition origin = array;
+  for (int step = 0; step < 8; ++step) {
+    HloPosition next = LoopInitOf(origin);
+    if (next == origin) break;
+    origin = next;
+  }
+  const HloInstruction* p = origin.instruction;
+  if (!(origin == array) && p && p->opcode() == HloOpcode::kParameter && p->parent()->is_entry())
+    text += fmt::format(" ({})", ArgumentName(p));
+  return text;
 }
 
 // The values and flags every rule may use.
@@ -192,8 +209,9 @@ struct FamilyWords {
         .Set("old_readers", fmt::format("{}", fmt::join(readers, ", ")));
     // The collective-permute that receives the carry (the -done of an async
     // pair, whose value XLA names at the -start's element {1}).
-    w.Set("permute", Name(f.permute));
+    w.Set("permute", Name(f.permute)).Set("scan", Name(f.scan));
     w.Flag("has_readers", !readers.empty())
+        .Flag("scanned", f.scan != nullptr)
         // A scalar carry (usually the loop counter): negligible, no hint.
         .Flag("scalar_carry", c.copied_from.index.size() == 1 && c.shape && c.shape->rank() == 0);
   }
@@ -206,6 +224,13 @@ struct FamilyWords {
   }
   void operator()(const LayoutFacts& f) { w.Set("collective", f.collective ? Name(f.collective) : "?"); }
   void operator()(const MemorySpaceFacts&) {}
+  void operator()(const ReshapedUpdateFacts& f) {
+    w.Set("operand_shape", f.operand ? f.operand->ToString() : "?")
+        .Set("result_shape", f.result ? f.result->ToString() : "?")
+        .Set("sliced_from", SlicedFromText(f.sliced_from));
+    w.Flag("sliced", f.sliced_from.instruction != nullptr)
+        .Flag("same_dims", f.operand && f.result && f.operand->dimensions == f.result->dimensions);
+  }
 };
 
 }  // namespace

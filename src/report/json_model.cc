@@ -158,7 +158,8 @@ struct CauseFactsJson {
             {"other_carry", Opt(f.other_carry)},
             {"new_value", PositionJson(f.new_value)},
             {"old_value_readers", std::move(readers)},
-            {"permute", RefJson(f.permute)}};
+            {"permute", RefJson(f.permute)},
+            {"scan", RefJson(f.scan)}};
   }
   Json operator()(const OutputFacts& f) const {
     Json outputs = Json::array();
@@ -174,6 +175,11 @@ struct CauseFactsJson {
             {"collective", RefJson(f.collective)}};
   }
   Json operator()(const MemorySpaceFacts& f) const { return {{"from", f.from}, {"to", f.to}}; }
+  Json operator()(const ReshapedUpdateFacts& f) const {
+    return {{"operand_shape", f.operand ? f.operand->ToString() : ""},
+            {"result_shape", f.result ? f.result->ToString() : ""},
+            {"sliced_from", PositionJson(f.sliced_from)}};
+  }
 };
 
 }  // namespace

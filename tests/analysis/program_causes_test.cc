@@ -246,5 +246,99 @@ TEST(ProgramCausesTest, MergedZerosCopiedApartForSeveralUpdates) {
   EXPECT_NE(c->cause.rule, CauseRule::kSharedByUpdates);
 }
 
+// A layer of a stacked cache, sliced, written at row i and attended over:
+// XLA:CPU fuses the write with the squeeze the dot needs, so the update's
+// kernel returns f32[8,16] for an f32[1,8,16] operand, and copy insertion
+// adds the copy back (shapes must be equal for a result to take its
+// operand's buffer) though nothing else reads the slice.
+constexpr char kReshapedUpdate[] = R"(
+HloModule m, input_output_alias={ {1}: (0, {}, may-alias) }
+%ds_comp (p0: f32[4,8,16], p1: s32[]) -> f32[1,8,16] {
+  %p0 = f32[4,8,16]{2,1,0} parameter(0)
+  %p1 = s32[] parameter(1)
+  %z = s32[] constant(0)
+  ROOT %ds = f32[1,8,16]{2,1,0} dynamic-slice(%p0, %p1, %z, %z), dynamic_slice_sizes={1,8,16}
+}
+%dus_comp (q0: f32[1,8,16], q1: f32[1,16], q2: s32[]) -> f32[8,16] {
+  %q0 = f32[1,8,16]{2,1,0} parameter(0)
+  %b = f32[8,16]{1,0} bitcast(%q0)
+  %q1 = f32[1,16]{1,0} parameter(1)
+  %q2 = s32[] parameter(2)
+  %z = s32[] constant(0)
+  ROOT %u = f32[8,16]{1,0} dynamic-update-slice(%b, %q1, %q2, %z), metadata={op_name="jit(f)/dynamic_update_slice" source_file="decode.py" source_line=7}
+}
+%body (t: (s32[], f32[4,8,16])) -> (s32[], f32[4,8,16]) {
+  %t = (s32[], f32[4,8,16]{2,1,0}) parameter(0)
+  %i = s32[] get-tuple-element(%t), index=0
+  %c = f32[4,8,16]{2,1,0} get-tuple-element(%t), index=1
+  %slice = f32[1,8,16]{2,1,0} fusion(%c, %i), kind=kLoop, calls=%ds_comp
+  %cp = f32[1,8,16]{2,1,0} copy(%slice)
+  %zero = f32[] constant(0)
+  %row = f32[1,16]{1,0} broadcast(%zero), dimensions={}
+  %upd = f32[8,16]{1,0} fusion(%cp, %row, %i), kind=kLoop, calls=%dus_comp
+  %back = f32[1,8,16]{2,1,0} bitcast(%upd)
+  %z = s32[] constant(0)
+  %c2 = f32[4,8,16]{2,1,0} dynamic-update-slice(%c, %back, %i, %z, %z)
+  %one = s32[] constant(1)
+  %i2 = s32[] add(%i, %one)
+  ROOT %r = (s32[], f32[4,8,16]{2,1,0}) tuple(%i2, %c2)
+}
+%cond (t: (s32[], f32[4,8,16])) -> pred[] {
+  %t = (s32[], f32[4,8,16]{2,1,0}) parameter(0)
+  %i = s32[] get-tuple-element(%t), index=0
+  %n = s32[] constant(4)
+  ROOT %lt = pred[] compare(%i, %n), direction=LT
+}
+ENTRY %main (cache: f32[4,8,16]) -> (s32[], f32[4,8,16]) {
+  %cache = f32[4,8,16]{2,1,0} parameter(0), metadata={op_name="cache"}
+  %i0 = s32[] constant(0)
+  %init = (s32[], f32[4,8,16]{2,1,0}) tuple(%i0, %cache)
+  ROOT %w = (s32[], f32[4,8,16]{2,1,0}) while(%init), condition=%cond, body=%body
+}
+)";
+
+TEST(ProgramCausesTest, UpdateThatReturnsAnotherShapeGetsItsOperandCopied) {
+  auto m = ParseOne(kReshapedUpdate);
+  ASSERT_TRUE(m);
+  ModuleCheck check = Check(*m);
+  const CopyFinding* c = FindCopy(check, "cp");
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->cause.cause, CopyCause::kUpdateReshaped);
+  EXPECT_EQ(c->cause.rule, CauseRule::kUpdateReshaped);
+  const auto* f = c->cause.As<ReshapedUpdateFacts>();
+  ASSERT_TRUE(f && f->operand && f->result);
+  EXPECT_EQ(f->operand->ToString(), "f32[1,8,16]{2,1,0}");
+  EXPECT_EQ(f->result->ToString(), "f32[8,16]{1,0}");
+  EXPECT_EQ(Name(f->sliced_from.instruction), "t");
+  EXPECT_EQ(f->sliced_from.index, ShapeIndex{1});
+  EXPECT_EQ(CauseDetail(*c),
+            "u in upd at decode.py:7 updates slice (f32[1,8,16]{2,1,0}) in place, but its kernel returns "
+            "f32[8,16]{1,0}: XLA fused the reshape that follows the update into it, and a kernel's result "
+            "takes its operand's buffer only when the two have the same shape and layout, so XLA copies the "
+            "array for it, every iteration");
+  EXPECT_EQ(CauseHint(*c).rfind("write into carry 1 of w (cache) itself and slice the result", 0), 0u)
+      << CauseHint(*c);
+
+  // The same update returning its operand's shape: no reason to copy for it.
+  std::string text = kReshapedUpdate;
+  auto swap = [&text](std::string_view from, std::string_view to) {
+    size_t at = text.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    text.replace(at, from.size(), to);
+  };
+  swap("q2: s32[]) -> f32[8,16] {", "q2: s32[]) -> f32[1,8,16] {");
+  swap("%b = f32[8,16]{1,0} bitcast(%q0)", "%r1 = f32[1,1,16]{2,1,0} bitcast(%q1)");
+  swap("ROOT %u = f32[8,16]{1,0} dynamic-update-slice(%b, %q1, %q2, %z)",
+       "ROOT %u = f32[1,8,16]{2,1,0} dynamic-update-slice(%q0, %r1, %z, %q2, %z)");
+  swap("%upd = f32[8,16]{1,0} fusion", "%upd = f32[1,8,16]{2,1,0} fusion");
+  swap("%back = f32[1,8,16]{2,1,0} bitcast(%upd)", "%back = f32[1,8,16]{2,1,0} negate(%upd)");
+  m = ParseOne(text);
+  ASSERT_TRUE(m) << text;
+  check = Check(*m);
+  c = FindCopy(check, "cp");
+  ASSERT_TRUE(c);
+  EXPECT_NE(c->cause.rule, CauseRule::kUpdateReshaped);
+}
+
 }  // namespace
 }  // namespace hloscope

@@ -172,6 +172,65 @@ def old_value_read_first(b, s):
     return lax.fori_loop(0, 16, body, (b, s))
 
 
+def layer_slice_then_write(ck, w, x):
+    # Each layer's cache is sliced, written at row 5, attended over and
+    # written back: XLA fuses the write with the squeeze the dot needs.
+    def layer(l, c):
+        ck, x = c
+        k = ck[l].at[5].set(x)
+        p = jax.nn.softmax(k @ x)
+        return ck.at[l].set(k), jnp.tanh(p @ w[l])
+    return lax.fori_loop(0, ck.shape[0], layer, (ck, x))
+
+
+def layer_write_then_slice(ck, w, x):
+    # The hint applied: write the row into the stacked cache, then slice.
+    def layer(l, c):
+        ck, x = c
+        ck = ck.at[l, 5].set(x)
+        p = jax.nn.softmax(ck[l] @ x)
+        return ck, jnp.tanh(p @ w[l])
+    return lax.fori_loop(0, ck.shape[0], layer, (ck, x))
+
+
+def _decode_layer(h, xs):
+    k, v, wl = xs
+    x, t = h
+    k = lax.dynamic_update_slice(k, x[None, :], (t, 0))
+    v = lax.dynamic_update_slice(v, (x * 2)[None, :], (t, 0))
+    x = jnp.tanh((jax.nn.softmax(k @ x) @ v) @ wl)
+    return (x, t), (k, v)
+
+
+def scan_over_cache(ck, cv, w, x):
+    # A decoder's layers as lax.scan over the stacked caches (xs in, ys out).
+    def step(t, c):
+        ck, cv, x = c
+        (x, _), (ck, cv) = lax.scan(_decode_layer, (x, t), (ck, cv, w))
+        return ck, cv, x
+    return lax.fori_loop(0, 8, step, (ck, cv, x))
+
+
+def scan_carrying_cache(ck, cv, w, x):
+    # The hint applied: the stacked caches are carried and indexed by the layer.
+    def layer(h, l):
+        x, t, ck, cv = h
+        ck, cv = ck.at[l, t].set(x), cv.at[l, t].set(x * 2)
+        x = jnp.tanh((jax.nn.softmax(ck[l] @ x) @ cv[l]) @ w[l])
+        return (x, t, ck, cv), None
+
+    def step(t, c):
+        ck, cv, x = c
+        (x, _, ck, cv), _ = lax.scan(layer, (x, t, ck, cv), jnp.arange(ck.shape[0]))
+        return ck, cv, x
+    return lax.fori_loop(0, 8, step, (ck, cv, x))
+
+
+CACHE = jnp.zeros((4, 256, 128), jnp.float32)
+WL = jnp.ones((4, 128, 128), jnp.float32) * 0.01
+WO = jnp.ones((4, 256, 128), jnp.float32) * 0.01  # attention weights (256 rows) -> the next x
+Q = jnp.ones((128,), jnp.float32)
+
 HALF = jnp.zeros((N // 2,), jnp.float32)
 OBS = jnp.ones((100, 128), jnp.float32)
 RING = jnp.zeros((1024, 128), jnp.float32)
@@ -204,6 +263,13 @@ CASES = {
                              (old_value_read, (BUF, HALF), (0, 1)), (old_value_read_first, (BUF, HALF), (0, 1)), ()),
     "constant-updated": ("pass the array in as a donated argument", (sin_constant, (3,), ()),
                          (sin_argument, (jnp.asarray(SIN), 3), (0,)), ()),
+    "update-reshaped": ("`a = a.at[l, t].set(row); k = a[l]`", (layer_slice_then_write, (CACHE, WO, Q), (0,)),
+                        (layer_write_then_slice, (CACHE, WO, Q), (0,)), ()),
+    "carry-rebuilt/scan": ("carry the array through", (scan_over_cache, (CACHE, CACHE, WL, Q), (0, 1)),
+                           (scan_carrying_cache, (CACHE, CACHE, WL, Q), (0, 1)), ()),
+    "update-reshaped/scan": ("carry it instead and index it by the layer",
+                             (scan_over_cache, (CACHE, CACHE, WL, Q), (0, 1)),
+                             (scan_carrying_cache, (CACHE, CACHE, WL, Q), (0, 1)), ()),
 }
 
 

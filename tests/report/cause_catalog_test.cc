@@ -39,6 +39,8 @@ CausePayload PayloadOf(CauseFamily family) {
       return LayoutFacts{};
     case CauseFamily::kMemorySpace:
       return MemorySpaceFacts{};
+    case CauseFamily::kReshaped:
+      return ReshapedUpdateFacts{};
   }
   return std::monostate{};
 }
@@ -48,7 +50,7 @@ CausePayload PayloadOf(CauseFamily family) {
 std::set<std::string> KnownFlags() {
   return {"in_loop",   "copy_in_loop",      "array",  "read",      "buffer_donor", "one_reader",
           "unordered", "several_unordered", "merged", "passed_on", "has_readers",  "scalar_carry",
-          "no_output", "space_move"};
+          "no_output", "space_move",        "sliced", "same_dims", "scanned"};
 }
 
 TEST(CauseCatalogTest, EveryRuleGivesAKnownCauseAndHasANameOfItsOwn) {

@@ -57,6 +57,7 @@ enum class CauseFamily : uint8_t {
   kOutput,       // OutputFacts
   kLayout,       // LayoutFacts
   kMemorySpace,  // MemorySpaceFacts
+  kReshaped,     // ReshapedUpdateFacts
 };
 
 // What kind of copy a rule is tried for; a row's `tried_for` is a set of them.
