@@ -456,6 +456,9 @@ class Fusion:
     transcendentals: Optional[int] = None
     enclosing_loops: list = field(default_factory=list)  # list[Ref]
     source: Optional[Source] = None
+    # A kernel that only lays an array out anew or has no line: the op it serves, with the line it is
+    # reported at (its ``source``); None otherwise.
+    serves: Optional[Ref] = None
     updates: list = field(default_factory=list)  # list[Update] on this kernel
     copies: list = field(default_factory=list)  # list[Copy] this kernel is
     extra: dict = field(default_factory=dict, repr=False, compare=False)
@@ -468,5 +471,6 @@ class Fusion:
     @classmethod
     def from_json(cls, d: dict) -> "Fusion":
         return _from_dict(cls, d, convert={"source": Source.from_json, "notable": _list(Ref),
+                                           "serves": Ref.from_json,
                                            "enclosing_loops": _list(Ref), "updates": _list(Update),
                                            "copies": _list(Copy), "opcode_counts": dict})

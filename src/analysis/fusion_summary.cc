@@ -12,6 +12,7 @@
 #include "hloscope/analysis/hlo_cost.h"
 #include "hloscope/analysis/kernel_traffic.h"
 #include "hloscope/analysis/scope_filter.h"
+#include "hloscope/analysis/served_op.h"
 #include "hloscope/support/saturating.h"
 
 namespace hloscope {
@@ -115,6 +116,18 @@ FusionSummary SummarizeFusion(const HloInstruction& fusion, const SourceIndex& i
     s.transcendentals = cost.transcendentals;
   }
   s.source = index.Location(fusion);
+  // Only the file and line matter here: no copy of the interned location's
+  // stack and names for each instruction visited.
+  ServedOp served = ServedOpOf(fusion, [&index](const HloInstruction& i) -> std::optional<SourceLocation> {
+    const SourceLocation* l = index.Location(i);
+    if (!l || !l->has_line()) return std::nullopt;
+    SourceLocation line;
+    line.file = l->file;
+    line.line = l->line;
+    return line;
+  });
+  s.serves = served.op;
+  if (served.line_of) s.serves_source = index.Location(*served.line_of);
   s.executions = counts.Of(&fusion);
   s.executions_upper_bound = counts.IsUpperBound(fusion.parent());
   s.enclosing_loops = counts.EnclosingLoops(fusion.parent());

@@ -411,8 +411,9 @@ LoopFinding AnalyzeLoop(const CheckContext& ctx, const HloInstruction* w,
       sc.carry = j;
       sc.kernel = kernel;
       sc.slice = read.slice;
-      sc.for_op = read.for_op;
-      sc.source = ctx.Source(read.for_op ? read.for_op : kernel);
+      sc.for_op = read.served.op;
+      sc.source = read.served.op ? (read.served.line_of ? ctx.Source(read.served.line_of) : std::nullopt)
+                                 : ctx.Source(kernel);
       sc.shape = &read.array->shape();
       sc.bytes = ByteSizeOf(read.array->shape());
       sc.grows_with_buffer = true;

@@ -5,6 +5,7 @@
 
 #include "hloscope/analysis/collective_traffic.h"
 #include "hloscope/analysis/kernel_opcodes.h"
+#include "hloscope/analysis/served_op.h"
 
 namespace hloscope {
 namespace {
@@ -117,38 +118,9 @@ const HloInstruction* DynamicSliceOf(const HloInstruction* kernel, int64_t k) {
   return nullptr;
 }
 
-// A kernel that only lays its operand out anew: a copy, transpose, bitcast
-// or reshape, or a fusion of nothing else (XLA:CPU's copy_bitcast_fusion in
-// front of a dot). Its metadata is often the producer's (the cache's
-// update), not the op it feeds.
-bool IsRelayout(const HloInstruction* kernel) {
-  auto moves = [](HloOpcode op) {
-    return op == HloOpcode::kCopy || op == HloOpcode::kTranspose || op == HloOpcode::kBitcast ||
-           op == HloOpcode::kReshape || op == HloOpcode::kParameter;
-  };
-  const HloComputation* fused = kernel->fused_computation();
-  if (!fused) return moves(kernel->opcode()) && kernel->opcode() != HloOpcode::kParameter;
-  return std::all_of(fused->instructions().begin(), fused->instructions().end(),
-                     [&](const HloInstruction* i) { return moves(i->opcode()); });
-}
-
-// The op a relayout, or a kernel without a line, serves: the first op
-// downstream of it in the body (users first, breadth-first, a few steps)
-// that has a line of its own and is not itself a relayout; nullptr when
-// the kernel has its own line and is not a relayout, or none is found.
-const HloInstruction* ServedOp(const CheckContext& ctx, const HloInstruction* kernel) {
-  if (!IsRelayout(kernel) && ctx.Source(kernel)) return nullptr;
-  std::vector<const HloInstruction*> seen = {kernel};
-  for (size_t i = 0; i < seen.size() && seen.size() < 64; ++i) {
-    for (const HloInstruction* user : seen[i]->users()) {
-      if (user->parent() != kernel->parent() || std::find(seen.begin(), seen.end(), user) != seen.end())
-        continue;
-      if (user->opcode() == HloOpcode::kTuple || user->opcode() == HloOpcode::kGetTupleElement) continue;
-      if (!IsRelayout(user) && ctx.Source(user)) return user;
-      seen.push_back(user);
-    }
-  }
-  return nullptr;
+// The op a relayout, or a kernel without a line of its own, serves.
+ServedOp ServedBy(const CheckContext& ctx, const HloInstruction* kernel) {
+  return ServedOpOf(*kernel, [&ctx](const HloInstruction& i) { return ctx.Source(&i); });
 }
 
 }  // namespace
@@ -209,7 +181,7 @@ std::vector<WholeRead> WholeReadsOfCarry(const CheckContext& ctx, const HloCompu
           continue;
         }
         bool seen = std::any_of(out.begin(), out.end(), [&](const WholeRead& r) { return r.kernel == user; });
-        if (!seen) out.push_back({user, v, false, ServedOp(ctx, user)});
+        if (!seen) out.push_back({user, v, false, ServedBy(ctx, user)});
       }
     }
   }
@@ -227,7 +199,7 @@ std::vector<WholeRead> WholeReadsOfCarry(const CheckContext& ctx, const HloCompu
       if (written_dims == dims)
         for (size_t d = 0; d < dims.size(); ++d) spans |= rows[d] && taken[d] == dims[d] && dims[d] > 1;
     bool seen = std::any_of(out.begin(), out.end(), [&](const WholeRead& w) { return w.kernel == r.kernel; });
-    if (spans && !seen) out.push_back({r.kernel, r.slice, true, ServedOp(ctx, r.kernel)});
+    if (spans && !seen) out.push_back({r.kernel, r.slice, true, ServedBy(ctx, r.kernel)});
   }
   return out;
 }

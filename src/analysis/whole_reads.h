@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "check_context.h"
+#include "hloscope/analysis/served_op.h"
 #include "hloscope/ir/computation.h"
 #include "hloscope/ir/instruction.h"
 
@@ -21,10 +22,10 @@ struct WholeRead {
   const HloInstruction* array = nullptr;
   bool slice = false;
   // When the kernel only lays the array out anew (a copy or transpose,
-  // fused or not) or has no line of its own: the first op downstream of it
-  // that has one (the attention a cache is transposed for), whose line the
-  // read is reported at; nullptr otherwise.
-  const HloInstruction* for_op = nullptr;
+  // fused or not) or has no line of its own: the op downstream it serves
+  // (the attention a cache is transposed for) and the instruction whose
+  // line the read is reported at (analysis/served_op.h); empty otherwise.
+  ServedOp served;
 };
 
 // The kernels of `body` that read carry `j` whole every iteration. The

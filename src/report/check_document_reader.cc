@@ -173,6 +173,7 @@ DocKernel ReadKernel(const Json& k) {
   if (std::optional<int64_t> f = Int(k, "flops")) d.flops = SatAdd(*f, Int(k, "transcendentals").value_or(0));
   d.loop_depth = Array(k, "enclosing_loops").size();
   d.source = SourceOf(k);
+  if (const Json& served = Field(k, "serves"); served.is_object()) d.serves_source = SourceOf(served);
   return d;
 }
 

@@ -470,6 +470,13 @@ Json KernelJson(const FusionSummary& f) {
   j["transcendentals"] = Opt(f.transcendentals);
   j["enclosing_loops"] = Refs(f.enclosing_loops);
   j["source"] = f.source ? SourceJson(LocationOf(*f.source, *f.fusion)) : Json(nullptr);
+  if (f.serves) {
+    Json served = RefJson(f.serves);
+    served["source"] = f.serves_source ? SourceJson(LocationOf(*f.serves_source, *f.serves)) : Json(nullptr);
+    j["serves"] = std::move(served);
+  } else {
+    j["serves"] = nullptr;
+  }
   Json updates = Json::array();
   for (const UpdateFinding* u : f.updates) updates.push_back(UpdateJson(*u));
   j["updates"] = std::move(updates);

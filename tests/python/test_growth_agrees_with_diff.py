@@ -184,6 +184,11 @@ def test_check_flags_a_loop_exactly_when_diff_finds_it_growing(make, hloscope_bi
                        for n in i["b"]["instructions"]}
     for s in whole_reads:
         assert s["kernel"]["instruction"] in growing_kernels, (s["kernel"], growing_kernels)
+    # ... at the same line: a relayout in front of the dot, or a kernel without a line, is named at the
+    # line of the op it serves by both (analysis/served_op.h), not one at the cache update's line.
+    item_line = {n: i["source"] for i in diff["items"] if i["kind"] == "kernel" for n in i["b"]["instructions"]}
+    for s in whole_reads:
+        assert item_line[s["kernel"]["instruction"]] == (s["source"] or {}).get("text", ""), (s, item_line)
     other_growth = [s for l in check["loops"] for s in l["scaling"]
                     if s["grows_with_buffer"] and s["kind"] != "whole-read"]
     if whole_reads and not other_growth:

@@ -39,8 +39,12 @@ def test_a_growing_kernel_gets_its_measured_time_at_each_size():
     assert top.measured[-1] <= r.kernel_times[-1] * 1.0001
     assert top.measured_exponent is not None
     assert f"measured time ∝ size^{top.measured_exponent:.2f}" in str(top)
+    # Named at the attention's line, as the growth line names it: a dot XLA:CPU keeps no metadata for
+    # (or a relayout in front of it) is named at the line of the op it serves.
+    attention = decode.__code__.co_firstlineno + 5
+    assert top.source and top.source.endswith(f"test_scaling_measured.py:{attention}"), (top, attention)
     if r.time_exponent >= 0.5:
-        assert f"; measured: {top.what} took " in r.verdict, r.verdict
+        assert f"; measured: {top.what} at {top.source} took " in r.verdict, r.verdict
         assert "% of the traced kernel time at the largest size" in r.verdict
 
 

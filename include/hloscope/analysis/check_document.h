@@ -106,6 +106,9 @@ struct DocKernel {
   std::optional<int64_t> flops;  // per run, transcendentals included (older documents: none)
   size_t loop_depth = 0;
   std::optional<DocSource> source;
+  // The op the kernel serves (a relayout's, or a kernel's without a line:
+  // analysis/served_op.h): the line the diff reports the kernel at.
+  std::optional<DocSource> serves_source;
 };
 
 // A buffer of the MEMORY part: an allocation (argument, output, temp heap)

@@ -57,6 +57,11 @@ struct FusionSummary {
   // out; LocationOf adds it): one copy per kernel was a third of the
   // summaries' memory.
   const SourceLocation* source = nullptr;
+  // A kernel that only lays an array out anew, or has no line: the op it
+  // serves downstream and that op's location (analysis/served_op.h), where
+  // the diff reports the kernel; nullptr otherwise.
+  const HloInstruction* serves = nullptr;
+  const SourceLocation* serves_source = nullptr;
   std::optional<int64_t> bytes_read;     // per run (kernel_traffic.h)
   std::optional<int64_t> bytes_written;  // per run
   // Per run, by XLA's HloCostAnalysis rules (hlo_cost.h); nullopt when not

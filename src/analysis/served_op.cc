@@ -1,0 +1,90 @@
+// The op a relayout kernel, or a kernel without a line, serves
+// (analysis/served_op.h).
+#include "hloscope/analysis/served_op.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "hloscope/ir/computation.h"
+
+namespace hloscope {
+namespace {
+
+bool Forwards(const HloInstruction& i) {
+  return i.opcode() == HloOpcode::kTuple || i.opcode() == HloOpcode::kGetTupleElement;
+}
+
+// Downstream of `from` (breadth-first, in its computation, at most 64
+// visited, tuples skipped): the first instruction `stop` accepts.
+template <typename Stop>
+const HloInstruction* Downstream(const HloInstruction& from, Stop stop) {
+  std::vector<const HloInstruction*> seen = {&from};
+  for (size_t i = 0; i < seen.size() && seen.size() < 64; ++i) {
+    for (const HloInstruction* user : seen[i]->users()) {
+      if (user->parent() != from.parent() || std::find(seen.begin(), seen.end(), user) != seen.end())
+        continue;
+      if (Forwards(*user)) continue;
+      if (stop(*user)) return user;
+      seen.push_back(user);
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+bool IsRelayout(const HloInstruction& kernel) {
+  auto moves = [](HloOpcode op) {
+    return op == HloOpcode::kCopy || op == HloOpcode::kTranspose || op == HloOpcode::kBitcast ||
+           op == HloOpcode::kReshape || op == HloOpcode::kParameter;
+  };
+  const HloComputation* fused = kernel.fused_computation();
+  if (!fused) return moves(kernel.opcode()) && kernel.opcode() != HloOpcode::kParameter;
+  return std::all_of(fused->instructions().begin(), fused->instructions().end(),
+                     [&](const HloInstruction* i) { return moves(i->opcode()); });
+}
+
+ServedOp ServedOpOf(const HloInstruction& kernel, const SourceOfFn& source_of) {
+  auto line = [&](const HloInstruction& i) {
+    std::optional<SourceLocation> s = source_of(i);
+    return s && s->has_line() ? std::optional<std::pair<std::string, int64_t>>({s->file, s->line})
+                              : std::nullopt;
+  };
+  if (!IsRelayout(kernel) && line(kernel)) return {};
+  // The line of the loop whose body this is: its bookkeeping's, no op's.
+  std::optional<std::pair<std::string, int64_t>> loop_line;
+  for (const HloInstruction* caller : kernel.parent()->callers())
+    if (caller->opcode() == HloOpcode::kWhile) loop_line = line(*caller);
+  auto has_line = [&](const HloInstruction& i) {
+    auto l = line(i);
+    return l && l != loop_line;
+  };
+  if (const HloInstruction* op =
+          Downstream(kernel, [&](const HloInstruction& i) { return !IsRelayout(i) && has_line(i); }))
+    return {op, op};
+  ServedOp served;
+  served.op = Downstream(kernel, [](const HloInstruction& i) { return !IsRelayout(i); });
+  if (!served.op) return {};
+  // The op's other operands (not the one on the way from the kernel),
+  // behind relayouts, for a producer with a line.
+  auto reaches_kernel = [&](const HloInstruction* o) {
+    for (int step = 0; o && step < 8; ++step) {
+      if (o == &kernel) return true;
+      if (!IsRelayout(*o) || o->operand_count() != 1) return false;
+      o = o->operand(0);
+    }
+    return false;
+  };
+  for (const HloInstruction* operand : served.op->operands()) {
+    if (reaches_kernel(operand)) continue;
+    for (const HloInstruction* o = operand; o && !served.line_of;) {
+      if (!Forwards(*o) && has_line(*o)) served.line_of = o;
+      o = IsRelayout(*o) && o->operand_count() == 1 ? o->operand(0) : nullptr;
+    }
+    if (served.line_of) break;
+  }
+  // Without a line to report it at, naming the op adds nothing.
+  return served.line_of ? served : ServedOp{};
+}
+
+}  // namespace hloscope
