@@ -6,6 +6,7 @@
 
 #include "hloscope/analysis/call_graph.h"
 #include "hloscope/analysis/kernel_opcodes.h"
+#include "hloscope/analysis/served_op.h"
 #include "hloscope/ir/computation.h"
 #include "hloscope/support/saturating.h"
 
@@ -137,6 +138,24 @@ ModuleCost CostModule(const HloModule& module, const ExecutionCounts& counts, co
       // Lines: the bytes to the kernel's own line, FLOPs to their operations' lines.
       const SourceLocation* own = index ? index->Location(*instr) : nullptr;
       if (own && !own->has_line()) own = nullptr;
+      // A fusion that only lays an array out anew (XLA:CPU's transpose of a
+      // KV cache for the attention's dot, which carries the cache update's
+      // line), or a kernel without a line (a dot XLA kept no metadata for),
+      // counts at the line of the op it serves (analysis/served_op.h), as
+      // the growth findings and the diff name it. Copy instructions keep
+      // their own: they are copy findings, at the copy's line.
+      if (index && (!own || (instr->opcode() == HloOpcode::kFusion && IsRelayout(*instr)))) {
+        ServedOp served =
+            ServedOpOf(*instr, [index](const HloInstruction& i) -> std::optional<SourceLocation> {
+              const SourceLocation* l = index->Location(i);
+              if (!l || !l->has_line()) return std::nullopt;
+              SourceLocation line;
+              line.file = l->file;
+              line.line = l->line;
+              return line;
+            });
+        if (served.line_of) own = index->Location(*served.line_of);
+      }
       std::vector<LineCost*> touched;
       auto line_of = [&](const SourceLocation* loc) -> LineCost* {
         if (!loc) return nullptr;

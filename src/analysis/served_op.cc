@@ -64,9 +64,10 @@ ServedOp ServedOpOf(const HloInstruction& kernel, const SourceOfFn& source_of) {
     return {op, op};
   ServedOp served;
   served.op = Downstream(kernel, [](const HloInstruction& i) { return !IsRelayout(i); });
+  // A kernel without a line that feeds nothing (the computation's result)
+  // is the op itself, reported at its operands' line.
+  if (!served.op && !IsRelayout(kernel)) served.op = &kernel;
   if (!served.op) return {};
-  // The op's other operands (not the one on the way from the kernel),
-  // behind relayouts, for a producer with a line.
   auto reaches_kernel = [&](const HloInstruction* o) {
     for (int step = 0; o && step < 8; ++step) {
       if (o == &kernel) return true;
@@ -75,13 +76,19 @@ ServedOp ServedOpOf(const HloInstruction& kernel, const SourceOfFn& source_of) {
     }
     return false;
   };
-  for (const HloInstruction* operand : served.op->operands()) {
-    if (reaches_kernel(operand)) continue;
-    for (const HloInstruction* o = operand; o && !served.line_of;) {
-      if (!Forwards(*o) && has_line(*o)) served.line_of = o;
-      o = IsRelayout(*o) && o->operand_count() == 1 ? o->operand(0) : nullptr;
+  // The op's other operands (not the one on the way from the kernel),
+  // behind relayouts, for a producer with a line: one that computes
+  // something first (a relayout keeps its producer's line: the cache's),
+  // any relayout's line only if none has.
+  for (bool relayouts : {false, true}) {
+    for (const HloInstruction* operand : served.op->operands()) {
+      if (served.line_of) break;
+      if (reaches_kernel(operand)) continue;
+      for (const HloInstruction* o = operand; o && !served.line_of;) {
+        if (!Forwards(*o) && has_line(*o) && (relayouts || !IsRelayout(*o))) served.line_of = o;
+        o = IsRelayout(*o) && o->operand_count() == 1 ? o->operand(0) : nullptr;
+      }
     }
-    if (served.line_of) break;
   }
   // Without a line to report it at, naming the op adds nothing.
   return served.line_of ? served : ServedOp{};

@@ -245,5 +245,36 @@ ENTRY %main (x: f32[16,16]) -> f32[16,16] {
   EXPECT_EQ(summary.top_loops[0].per_call.flops, 10 * (dot + 1));
 }
 
+// XLA:CPU's transpose of a cache for the attention's dot carries the cache
+// update's line (dec.py:3) and the dot none: both count at the line of the
+// op they serve, the probabilities' (dec.py:7), not at the update's.
+TEST(ModuleCost, ARelayoutAndALinelessDotCountAtTheLineTheyServe) {
+  auto m = ParseOne(R"(HloModule m
+%tr (p: f32[64,8]) -> f32[8,64] {
+  %p = f32[64,8]{1,0} parameter(0)
+  ROOT %t = f32[8,64]{1,0} transpose(%p), dimensions={1,0}
+}
+ENTRY %main (v: f32[64,8], s: f32[64]) -> f32[8] {
+  %v = f32[64,8]{1,0} parameter(0)
+  %s = f32[64]{0} parameter(1)
+  %vt = f32[8,64]{1,0} fusion(%v), kind=kLoop, calls=%tr, metadata={op_name="dynamic_update_slice" source_file="dec.py" source_line=3}
+  %p = f32[64]{0} exponential(%s), metadata={op_name="softmax" source_file="dec.py" source_line=7}
+  ROOT %pv = f32[8]{0} dot(%vt, %p), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}
+)");
+  ASSERT_TRUE(m);
+  ExecutionCounts counts = ExecutionCounts::Run(*m);
+  SourceIndex index(*m);
+  ModuleCost cost = CostModule(*m, counts, &index);
+  std::vector<int64_t> lines;
+  for (const LineCost& l : cost.lines) lines.push_back(l.line);
+  EXPECT_EQ(lines, std::vector<int64_t>{7});
+  ASSERT_EQ(cost.lines.size(), 1u);
+  EXPECT_EQ(cost.lines[0].per_call.flops, 2 * 8 * 64);  // the dot's
+  EXPECT_EQ(cost.lines[0].matmul_flops_per_call, 2 * 8 * 64);
+  EXPECT_EQ(cost.unattributed.bytes_accessed, 0);
+  EXPECT_EQ(cost.unattributed.flops, 0);
+}
+
 }  // namespace
 }  // namespace hloscope::testing

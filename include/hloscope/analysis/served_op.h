@@ -30,7 +30,8 @@ struct ServedOp {
   // The first op downstream of the kernel in its computation (users first,
   // breadth-first, at most 64 visited; tuples and tuple elements skipped)
   // that is not a relayout and has a line; failing that, the first that is
-  // not a relayout (XLA:CPU's rewritten dots keep no metadata).
+  // not a relayout (XLA:CPU's rewritten dots keep no metadata), or the
+  // kernel itself when it is none and nothing downstream is one.
   const HloInstruction* op = nullptr;
   // Where it is reported: `op` when it has a line; else the nearest
   // producer of op's other operands that has one (behind relayouts: the
