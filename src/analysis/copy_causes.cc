@@ -402,6 +402,10 @@ HloPosition SlicedFrom(const HloPosition& value) {
 // to the other rules.
 std::optional<Match> ReshapedUpdate(const Evidence& e) {
   for (const HloUse& use : UsesOf(e.me)) {
+    // The copy itself is the operand (special-case copies are made right
+    // at the use): not behind a bitcast, and not the start of a loop whose
+    // body updates the carry (that gets its own copy in the body).
+    if (use.user->operand(use.operand_number) != e.me.instruction) continue;
     for (const InPlacePair& p : e.ctx.PairsOf(use.user)) {
       if (p.operand_number != use.operand_number || p.operand_index != use.operand_index || p.permission ||
           p.annotated)
