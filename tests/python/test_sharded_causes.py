@@ -40,3 +40,28 @@ def test_there_are_train_steps_on_both_tpus():
     assert len(TRAIN_STEPS) >= 15
     assert {os.path.basename(os.path.dirname(d)).split(".")[0] for d in TRAIN_STEPS} == {
         "sharded-tpu-v5e", "sharded-tpu-v4"}
+
+
+HEADS_AT_SET = sorted(glob.glob(os.path.join(ROOT, "tests", "fixtures", "sharded-cpu*", "kv_decode_heads_at_set*")))
+
+
+@pytest.mark.parametrize("d", HEADS_AT_SET, ids=_id)
+def test_the_copies_xla_adds_back_for_a_reshaped_update_are_update_reshaped(hloscope_bin, d):
+    """A head-sharded decode loop (`cache.at[:, :, pos].set(k)`, 8 CPU devices): XLA:CPU fuses the
+    write of each cache with the reshape the attention's einsum needs, so the fusion returns
+    f32[2,S,32] for an f32[2,1,S,32] operand. XLA's copy-insertion dump of this program
+    (`--xla_dump_hlo_pass_re=copy-insertion`, JAX 0.10.2) has exactly two copies that appear only
+    "after adding special-case copies", one feeding each such fusion: those two are update-reshaped;
+    the interference copies beside them stay read-after-update."""
+    out = subprocess.run([hloscope_bin, "check", "--format", "json", os.path.join(d, "module.hlo.txt")],
+                         capture_output=True, text=True, check=True)
+    copies = json.loads(out.stdout)["modules"][0]["copies"]
+    reshaped = [c for c in copies if c["cause"] == "update-reshaped"]
+    assert len(reshaped) == 2, [(c["instruction"], c["cause"]) for c in copies]
+    for c in reshaped:
+        facts = c["cause_facts"]
+        assert facts["family"] == "reshaped" and facts["sliced_from"] is None
+        dims = [f.split("[")[1].split("]")[0].split(",") for f in (facts["operand_shape"], facts["result_shape"])]
+        assert dims[0][:2] == ["2", "1"] and dims[1] == [dims[0][0]] + dims[0][2:], dims  # the 1 squeezed out
+    big = [c for c in copies if c["shape"].startswith("f32[2,1,") and c not in reshaped]
+    assert big and all(c["cause"] == "read-after-update" for c in big), [(c["instruction"], c["cause"]) for c in big]
