@@ -84,10 +84,19 @@ std::optional<Match> LoopCarried(const Evidence& e) {
     for (int64_t j = 0; j < root->operand_count(); ++j)
       if (DefiningPosition(root->operand(j), {}) == e.me) dest_j = j;
   if (!dest_j) return std::nullopt;
-  const HloInstruction* s = e.s();
-  bool src_is_param = s->opcode() == HloOpcode::kParameter && s->parent() == e.comp;
   CarryFacts f;
   f.carry = *dest_j;
+  if (e.copy.copy_class == CopyClass::kMemorySpaceMove) {
+    // XLA:TPU's memory-space assignment builds a scan's stacked output in
+    // another memory space and moves it into the carry: the copy back of a
+    // rebuilt carry, made as a move. Any other move into a carry is its
+    // choice of where to keep the value, left to the memory-space rules.
+    f.scan = ScanOverOldValue(e, *dest_j);
+    if (!f.scan) return std::nullopt;
+    return Match{CauseRule::kCarryRebuilt, std::move(f), {}};
+  }
+  const HloInstruction* s = e.s();
+  bool src_is_param = s->opcode() == HloOpcode::kParameter && s->parent() == e.comp;
   if (src_is_param && !e.src.index.empty() && e.src.index[0] != *dest_j) {
     f.other_carry = e.src.index[0];
     return Match{CauseRule::kCarriesSwapped, std::move(f), {}};

@@ -322,3 +322,25 @@ def test_every_rule_with_a_hint_has_a_case_or_a_reason():
     with open(os.path.join(REPO, "docs", "schema", "common.schema.json")) as f:
         rules = set(json.load(f)["$defs"]["copy"]["properties"]["cause_rule"]["enum"])
     assert rules - covered - elsewhere - without_program - no_hint == set()
+
+
+@pytest.mark.parametrize("target", ["tpu-v5e", "gpu-h100"])
+def test_the_scan_hint_removes_the_copies_on_tpu_and_gpu(target):
+    """The carry-rebuilt hint for a scan over a stacked cache, per backend: XLA:GPU copies the
+    stacked result back as XLA:CPU does; XLA:TPU builds it in memory space 1 and moves it into the
+    carry, a move that has the same cause. Carrying the cache removes both."""
+    from importlib import metadata
+    dist = {"tpu-v5e": "libtpu", "gpu-h100": "jax-cuda12-plugin"}[target]
+    try:
+        metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        pytest.skip(f"{dist} not installed (bash tools/install-deps.sh --backends)")
+    slow = hloscope.inspect(jax.jit(scan_over_cache, donate_argnums=(0, 1)), CACHE, CACHE, WL, Q, target=target)
+    made = [c for c in _array_copies(slow) if c.cause_rule == "carry-rebuilt"]
+    assert len(made) == 2, [(c.instruction, c.shape, c.cause_rule) for c in _array_copies(slow)]
+    assert all(c.hint and "carry the array through" in c.hint for c in made)
+    dims = {c.shape.split("{")[0] for c in made}
+    fixed = hloscope.inspect(jax.jit(scan_carrying_cache, donate_argnums=(0, 1)), CACHE, CACHE, WL, Q,
+                             target=target)
+    left = [(c.instruction, c.shape) for c in _array_copies(fixed) if c.shape.split("{")[0] in dims]
+    assert left == [], left
