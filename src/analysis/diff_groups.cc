@@ -264,6 +264,16 @@ class SideBuilder {
     // family and cause); one item each.
     if (IsCollectiveKernelOpcode(StringToHloOpcode(k.kind))) return;
     SourceFacts src = SourceOf(k.source);
+    // A kernel that only lays an array out anew, or has no line, is at the
+    // line of the op it serves, matched and shown there (XLA:CPU gives the
+    // transpose in front of an attention dot the KV cache's update line,
+    // and its dots none: two line-less dots serving different lines are
+    // two items, and the growth is the attention's).
+    if (k.serves_source) {
+      SourceFacts served = SourceOf(k.serves_source);
+      src.text = std::move(served.text);
+      src.function = std::move(served.function);
+    }
     std::string opset;
     for (size_t i = 0; i < k.opcodes.size(); ++i) opset += (i ? "," : "") + k.opcodes[i];
     DiffSide s;
@@ -283,15 +293,6 @@ class SideBuilder {
     GroupKey loose{DiffKind::kKernel, k.kind,       opset,      pattern, true, -1,
                    k.loop_depth,      src.function, src.op_name};
     GroupKey fallback{DiffKind::kKernel, k.kind, opset, pattern, false, -1, k.loop_depth, "", ""};
-    // Matched by its own line (as every finding), shown at the line of the
-    // op it serves when it only lays an array out anew or has no line:
-    // XLA:CPU gives the transpose in front of an attention dot the KV
-    // cache's update line, and the growth is the attention's.
-    if (k.serves_source) {
-      SourceFacts served = SourceOf(k.serves_source);
-      src.text = std::move(served.text);
-      src.function = std::move(served.function);
-    }
     Add(exact, loose, fallback, what, src, k.instruction, std::move(s));
   }
 

@@ -388,11 +388,21 @@ LoopFinding AnalyzeLoop(const CheckContext& ctx, const HloInstruction* w,
   // filled by this loop is that step's workspace (a Runge-Kutta solver's
   // stage array, read whole to combine the stages): its size is the
   // algorithm's, not a buffer the program keeps, so it is not followed.
+  // Filled: one of its dimensions is the loop's trip count (a row per
+  // stage). A KV cache made in each step of a lax.map, far longer than the
+  // decode loop that writes it, is read whole with every row it has, filled
+  // or not: it is followed.
   auto workspace = [&](int64_t j) {
-    for (const LoopCarry& c : l.carries)
-      if (c.index == j)
-        return !c.parameter && c.init.instruction && c.init.instruction->opcode() != HloOpcode::kParameter &&
-               !counts.EnclosingLoops(c.init.instruction->parent()).empty();
+    for (const LoopCarry& c : l.carries) {
+      if (c.index != j) continue;
+      if (c.parameter || !c.init.instruction || c.init.instruction->opcode() == HloOpcode::kParameter ||
+          counts.EnclosingLoops(c.init.instruction->parent()).empty())
+        return false;
+      const Shape* shape = carry_shape(j);
+      return !l.trip_count || !shape->IsArray() ||
+             std::find(shape->dimensions.begin(), shape->dimensions.end(), *l.trip_count) !=
+                 shape->dimensions.end();
+    }
     return false;
   };
   for (int64_t j = 0; carry_shape(j); ++j) {

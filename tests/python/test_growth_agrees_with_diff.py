@@ -134,12 +134,29 @@ def stacked_cache_window(n):
     return _stacked_decoder(n, window=True)
 
 
+def cache_per_map_step(n):
+    """lax.map over 8 prompts, each decoding 32 steps into a KV cache of its own made in the step
+    (jnp.zeros of the mask's length) and attending over all of it: made afresh in each step like a
+    solver's stage array, but far longer than the loop that fills it, so it is the buffer that grows."""
+    def run(mask, qs):
+        def one(q):
+            def body(t, c):
+                k, x = c
+                k = jax.lax.dynamic_update_slice(k, x[None, :], (t, 0))
+                s = jnp.where(mask, k @ x, -1e30)
+                return k, jnp.tanh(jax.nn.softmax(s) @ k)
+            return jax.lax.fori_loop(0, 32, body, (jnp.zeros((mask.shape[0], 64)), q))[1]
+        return jax.lax.map(one, qs)
+    return jax.jit(run), (jnp.arange(n) < 64, jnp.ones((8, 64)))
+
+
 PROGRAMS = [env_beside_storage, ring_read_after_write, masked_cache_write, counters_beside_clusters,
-            kv_cache_decode, fixed_table_beside_outputs, stacked_cache_layers, stacked_cache_window]
+            kv_cache_decode, fixed_table_beside_outputs, stacked_cache_layers, stacked_cache_window,
+            cache_per_map_step]
 # Whether the program's loop grows with the buffer at all (so that agreement is not vacuous).
 GROWS = {"env_beside_storage": False, "ring_read_after_write": True, "masked_cache_write": True,
          "counters_beside_clusters": False, "kv_cache_decode": True, "fixed_table_beside_outputs": False,
-         "stacked_cache_layers": True, "stacked_cache_window": False}
+         "stacked_cache_layers": True, "stacked_cache_window": False, "cache_per_map_step": True}
 
 
 def _compile(make, n, path):
