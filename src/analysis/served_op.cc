@@ -15,19 +15,51 @@ bool Forwards(const HloInstruction& i) {
 }
 
 // Downstream of `from` (breadth-first, in its computation, at most 64
-// visited, tuples skipped): the first instruction `stop` accepts.
+// visited, tuples skipped): the first instruction `stop` accepts; `path`,
+// when given, gets what was visited before it (`from` included).
 template <typename Stop>
-const HloInstruction* Downstream(const HloInstruction& from, Stop stop) {
+const HloInstruction* Downstream(const HloInstruction& from, Stop stop,
+                                 std::vector<const HloInstruction*>* path = nullptr) {
   std::vector<const HloInstruction*> seen = {&from};
-  for (size_t i = 0; i < seen.size() && seen.size() < 64; ++i) {
+  const HloInstruction* found = nullptr;
+  for (size_t i = 0; i < seen.size() && seen.size() < 64 && !found; ++i) {
     for (const HloInstruction* user : seen[i]->users()) {
       if (user->parent() != from.parent() || std::find(seen.begin(), seen.end(), user) != seen.end())
         continue;
       if (Forwards(*user)) continue;
-      if (stop(*user)) return user;
+      if (stop(*user)) {
+        found = user;
+        break;
+      }
       seen.push_back(user);
     }
   }
+  if (path) *path = std::move(seen);
+  return found;
+}
+
+// Inside fusion `op`, the first fused instruction with a line that reads
+// what arrives from `path` (behind bitcasts, reshapes and tuple elements):
+// the code that consumes it (the einsum's scaling `/ sqrt(d)`, not the
+// mask the fusion ends in); nullptr when none has one.
+template <typename HasLine>
+const HloInstruction* FusedReader(const HloInstruction& op, const std::vector<const HloInstruction*>& path,
+                                  HasLine has_line) {
+  const HloComputation* fused = op.fused_computation();
+  if (!fused) return nullptr;
+  std::vector<const HloInstruction*> pending;
+  for (int64_t k = 0; k < op.operand_count(); ++k)
+    if (std::find(path.begin(), path.end(), op.operand(k)) != path.end())
+      if (const HloInstruction* p = fused->parameter(k)) pending.push_back(p);
+  for (size_t i = 0; i < pending.size() && i < 64; ++i)
+    for (const HloInstruction* user : pending[i]->users()) {
+      HloOpcode code = user->opcode();
+      if (code == HloOpcode::kBitcast || code == HloOpcode::kReshape || code == HloOpcode::kGetTupleElement) {
+        pending.push_back(user);
+        continue;
+      }
+      if (has_line(*user)) return user;
+    }
   return nullptr;
 }
 
@@ -59,9 +91,12 @@ ServedOp ServedOpOf(const HloInstruction& kernel, const SourceOfFn& source_of) {
     auto l = line(i);
     return l && l != loop_line;
   };
-  if (const HloInstruction* op =
-          Downstream(kernel, [&](const HloInstruction& i) { return !IsRelayout(i) && has_line(i); }))
-    return {op, op};
+  std::vector<const HloInstruction*> path;
+  if (const HloInstruction* op = Downstream(
+          kernel, [&](const HloInstruction& i) { return !IsRelayout(i) && has_line(i); }, &path)) {
+    const HloInstruction* reader = FusedReader(*op, path, has_line);
+    return {op, reader ? reader : op};
+  }
   ServedOp served;
   served.op = Downstream(kernel, [](const HloInstruction& i) { return !IsRelayout(i); });
   // A kernel without a line that feeds nothing (the computation's result)

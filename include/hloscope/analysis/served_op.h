@@ -33,9 +33,11 @@ struct ServedOp {
   // not a relayout (XLA:CPU's rewritten dots keep no metadata), or the
   // kernel itself when it is none and nothing downstream is one.
   const HloInstruction* op = nullptr;
-  // Where it is reported: `op` when it has a line; else the nearest
-  // producer of op's other operands that has one (behind relayouts: the
-  // attention's probabilities for `p @ v`); nullptr when none has.
+  // Where it is reported: for a fusion, its first fused instruction with a
+  // line that reads what comes from the kernel (XLA keeps each fused op's
+  // own metadata, while the fusion's is its root's), else `op` when it has
+  // a line; else the nearest producer of op's other operands that has one
+  // (behind relayouts: the attention's probabilities for `p @ v`).
   const HloInstruction* line_of = nullptr;
 };
 
