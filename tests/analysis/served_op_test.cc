@@ -112,5 +112,44 @@ TEST(ServedOp, ARelayoutIsServingTheFirstOpDownstreamWithALine) {
   EXPECT_EQ(s.line_of, "");
 }
 
+// The scores of `q @ k.T / sqrt(d)` masked with `where`: XLA fuses the
+// scaling (dec.py:5) into the mask's fusion, whose own line is the mask's
+// (dec.py:6, its root). The relayout of k is reported at the scaling: the
+// code that reads the dot's result.
+TEST(ServedOp, AFusionIsReportedAtItsFirstFusedOpThatReadsThePath) {
+  auto m = ParseOne(R"(
+HloModule m
+%mask (s: f32[64], lim: s32[]) -> f32[64] {
+  %s = f32[64]{0} parameter(0)
+  %c = f32[] constant(0.25)
+  %cb = f32[64]{0} broadcast(%c), dimensions={}
+  %scaled = f32[64]{0} multiply(%s, %cb), metadata={op_name="div" source_file="dec.py" source_line=5}
+  %lim = s32[] parameter(1)
+  %io = s32[64]{0} iota(), iota_dimension=0
+  %lb = s32[64]{0} broadcast(%lim), dimensions={}
+  %le = pred[64]{0} compare(%io, %lb), direction=LE
+  %neg = f32[] constant(-1e9)
+  %nb = f32[64]{0} broadcast(%neg), dimensions={}
+  ROOT %w = f32[64]{0} select(%le, %scaled, %nb), metadata={op_name="select_n" source_file="dec.py" source_line=6}
+}
+%tr (p: f32[64,8]) -> f32[8,64] {
+  %p = f32[64,8]{1,0} parameter(0)
+  ROOT %t = f32[8,64]{1,0} transpose(%p), dimensions={1,0}
+}
+ENTRY %main (k: f32[64,8], q: f32[8], t: s32[]) -> f32[64] {
+  %k = f32[64,8]{1,0} parameter(0)
+  %q = f32[8]{0} parameter(1)
+  %t = s32[] parameter(2)
+  %kt = f32[8,64]{1,0} fusion(%k), kind=kLoop, calls=%tr, metadata={op_name="dynamic_update_slice" source_file="dec.py" source_line=3}
+  %sc = f32[64]{0} dot(%q, %kt), lhs_contracting_dims={0}, rhs_contracting_dims={0}
+  ROOT %masked = f32[64]{0} fusion(%sc, %t), kind=kLoop, calls=%mask, metadata={op_name="select_n" source_file="dec.py" source_line=6}
+}
+)");
+  ASSERT_TRUE(m);
+  Served s = Of(*m, "kt");
+  EXPECT_EQ(s.op, "masked");
+  EXPECT_EQ(s.line_of, "scaled");
+}
+
 }  // namespace
 }  // namespace hloscope
