@@ -116,16 +116,7 @@ FusionSummary SummarizeFusion(const HloInstruction& fusion, const SourceIndex& i
     s.transcendentals = cost.transcendentals;
   }
   s.source = index.Location(fusion);
-  // Only the file and line matter here: no copy of the interned location's
-  // stack and names for each instruction visited.
-  ServedOp served = ServedOpOf(fusion, [&index](const HloInstruction& i) -> std::optional<SourceLocation> {
-    const SourceLocation* l = index.Location(i);
-    if (!l || !l->has_line()) return std::nullopt;
-    SourceLocation line;
-    line.file = l->file;
-    line.line = l->line;
-    return line;
-  });
+  ServedOp served = ServedOpOf(fusion, IndexLines(index));
   s.serves = served.op;
   if (served.line_of) s.serves_source = index.Location(*served.line_of);
   s.executions = counts.Of(&fusion);

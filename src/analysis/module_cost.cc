@@ -145,15 +145,7 @@ ModuleCost CostModule(const HloModule& module, const ExecutionCounts& counts, co
       // the growth findings and the diff name it. Copy instructions keep
       // their own: they are copy findings, at the copy's line.
       if (index && (!own || (instr->opcode() == HloOpcode::kFusion && IsRelayout(*instr)))) {
-        ServedOp served =
-            ServedOpOf(*instr, [index](const HloInstruction& i) -> std::optional<SourceLocation> {
-              const SourceLocation* l = index->Location(i);
-              if (!l || !l->has_line()) return std::nullopt;
-              SourceLocation line;
-              line.file = l->file;
-              line.line = l->line;
-              return line;
-            });
+        ServedOp served = ServedOpOf(*instr, IndexLines(*index));
         if (served.line_of) own = index->Location(*served.line_of);
       }
       std::vector<LineCost*> touched;

@@ -76,6 +76,17 @@ bool IsRelayout(const HloInstruction& kernel) {
                      [&](const HloInstruction* i) { return moves(i->opcode()); });
 }
 
+SourceOfFn IndexLines(const SourceIndex& index) {
+  return [&index](const HloInstruction& i) -> std::optional<SourceLocation> {
+    const SourceLocation* l = index.Location(i);
+    if (!l || !l->has_line()) return std::nullopt;
+    SourceLocation line;
+    line.file = l->file;
+    line.line = l->line;
+    return line;
+  };
+}
+
 ServedOp ServedOpOf(const HloInstruction& kernel, const SourceOfFn& source_of) {
   auto line = [&](const HloInstruction& i) {
     std::optional<SourceLocation> s = source_of(i);

@@ -10,6 +10,7 @@
 #include <functional>
 #include <optional>
 
+#include "hloscope/analysis/source_index.h"
 #include "hloscope/analysis/source_map.h"
 #include "hloscope/ir/instruction.h"
 
@@ -22,6 +23,9 @@ bool IsRelayout(const HloInstruction& kernel);
 // An instruction's source by the caller's resolution (CheckContext::Source,
 // SourceIndex::Of).
 using SourceOfFn = std::function<std::optional<SourceLocation>(const HloInstruction&)>;
+// A SourceIndex's file and line of each instruction (only those: no copy of
+// the interned location's names and stack for each one visited).
+SourceOfFn IndexLines(const SourceIndex& index);
 
 // A line "of an op" is never the line of the loop whose body it is in: JAX
 // gives the loop's bookkeeping inside the body (scan's stacking of its
