@@ -65,6 +65,14 @@ std::vector<CopySite> FindCopySites(const HloModule& module) {
   return sites;
 }
 
+bool IsCopySite(const HloInstruction& instr) {
+  if (instr.opcode() == HloOpcode::kCopy || instr.opcode() == HloOpcode::kCopyStart) return true;
+  if (instr.opcode() != HloOpcode::kFusion) return false;
+  std::vector<CopySite> sites;
+  CopyFusionSites(&instr, &sites);
+  return !sites.empty();
+}
+
 CopyClass ClassifyCopy(const Shape& src, const Shape& dst) {
   int64_t ms_src = src.layout ? src.layout->memory_space : 0;
   int64_t ms_dst = dst.layout ? dst.layout->memory_space : 0;

@@ -142,8 +142,8 @@ ModuleCost CostModule(const HloModule& module, const ExecutionCounts& counts, co
       // KV cache for the attention's dot, which carries the cache update's
       // line), or a kernel without a line (a dot XLA kept no metadata for),
       // counts at the line of the op it serves (analysis/served_op.h), as
-      // the growth findings and the diff name it. Copy instructions keep
-      // their own: they are copy findings, at the copy's line.
+      // the growth findings and the diff name it. Copies keep their own:
+      // they are copy findings, at the copy's line (ServedOpOf).
       if (index && (!own || (instr->opcode() == HloOpcode::kFusion && IsRelayout(*instr)))) {
         ServedOp served = ServedOpOf(*instr, IndexLines(*index));
         if (served.line_of) own = index->Location(*served.line_of);

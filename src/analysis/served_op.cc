@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "hloscope/analysis/copy_sites.h"
 #include "hloscope/ir/computation.h"
 
 namespace hloscope {
@@ -94,6 +95,9 @@ ServedOp ServedOpOf(const HloInstruction& kernel, const SourceOfFn& source_of) {
                               : std::nullopt;
   };
   if (!IsRelayout(kernel) && line(kernel)) return {};
+  // A copy (a `copy`, or a copy fusion such as XLA:GPU's protective
+  // copies) is a copy finding: reported where `check` reports it.
+  if (IsCopySite(kernel)) return {};
   // The line of the loop whose body this is: its bookkeeping's, no op's.
   std::optional<std::pair<std::string, int64_t>> loop_line;
   for (const HloInstruction* caller : kernel.parent()->callers())

@@ -151,5 +151,26 @@ ENTRY %main (k: f32[64,8], q: f32[8], t: s32[]) -> f32[64] {
   EXPECT_EQ(s.line_of, "scaled");
 }
 
+// A copy fusion (XLA:GPU's protective copies) is a copy finding, reported
+// where `check` reports it: it serves nothing, though it only moves data.
+TEST(ServedOp, ACopyFusionIsACopyFindingNotARelayout) {
+  auto m = ParseOne(R"(
+HloModule m
+%cp (p: f32[64,8]) -> f32[64,8] {
+  %p = f32[64,8]{1,0} parameter(0)
+  ROOT %c = f32[64,8]{1,0} copy(%p)
+}
+ENTRY %main (v: f32[64,8]) -> f32[64,8] {
+  %v = f32[64,8]{1,0} parameter(0)
+  %copy_fusion = f32[64,8]{1,0} fusion(%v), kind=kLoop, calls=%cp
+  ROOT %n = f32[64,8]{1,0} negate(%copy_fusion), metadata={op_name="neg" source_file="dec.py" source_line=9}
+}
+)");
+  ASSERT_TRUE(m);
+  Served s = Of(*m, "copy_fusion");
+  EXPECT_EQ(s.op, "");
+  EXPECT_EQ(s.line_of, "");
+}
+
 }  // namespace
 }  // namespace hloscope

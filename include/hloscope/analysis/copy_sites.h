@@ -26,6 +26,9 @@ struct CopySite {
 // Every copy of the module, in text order.
 std::vector<CopySite> FindCopySites(const HloModule& module);
 
+// Whether `instr` is one of those copies (a copy finding of its own).
+bool IsCopySite(const HloInstruction& instr);
+
 // memory-space-move if the S(n) memory spaces differ, layout-change if the
 // physical layouts differ, protective otherwise.
 CopyClass ClassifyCopy(const Shape& src, const Shape& dst);

@@ -46,8 +46,9 @@ struct ServedOp {
 };
 
 // The op a relayout, or a kernel without a line, serves; {nullptr, nullptr}
-// when the kernel has its own line and is not a relayout, or no op and
-// line are found for it.
+// when the kernel has its own line and is not a relayout, is a copy
+// finding (copy_sites.h: reported at its own line), or no op and line are
+// found for it.
 ServedOp ServedOpOf(const HloInstruction& kernel, const SourceOfFn& source_of);
 
 }  // namespace hloscope
