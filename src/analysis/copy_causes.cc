@@ -415,7 +415,9 @@ std::optional<Match> ReshapedUpdate(const Evidence& e) {
       if (!operand || !result || !operand->IsArray() || !result->IsArray() ||
           ShapesEqualWithLayout(*operand, *result))
         continue;
-      return Match{CauseRule::kUpdateReshaped, ReshapedUpdateFacts{operand, result, SlicedFrom(e.src)}, {}};
+      ReshapedUpdateFacts f{operand, result, SlicedFrom(e.src), std::nullopt};
+      if (f.sliced_from.instruction) f.sliced_from_argument = e.ctx.ParameterOrigin(f.sliced_from);
+      return Match{CauseRule::kUpdateReshaped, std::move(f), {}};
     }
   }
   return std::nullopt;

@@ -12,7 +12,6 @@
 #include <algorithm>
 #include <set>
 
-#include "hloscope/analysis/dataflow.h"
 #include "hloscope/report/wording.h"
 #include "hloscope/report/wording_template.h"
 #include "hloscope/support/human_bytes.h"
@@ -101,17 +100,10 @@ std::string Name(const HloInstruction* i, std::string_view otherwise = "?") {
 
 // The array a copied slice was taken from, with the argument it starts
 // from when it is loop state: "carry 4 of while.16 (cache_k)".
-std::string SlicedFromText(const HloPosition& array) {
-  std::string text = ValueText(array);
-  HloPosition origin = array;
-  for (int step = 0; step < 8; ++step) {
-    HloPosition next = LoopInitOf(origin);
-    if (next == origin) break;
-    origin = next;
-  }
-  const HloInstruction* p = origin.instruction;
-  if (!(origin == array) && p && p->opcode() == HloOpcode::kParameter && p->parent()->is_entry())
-    text += fmt::format(" ({})", ArgumentName(p));
+std::string SlicedFromText(const ReshapedUpdateFacts& f) {
+  std::string text = ValueText(f.sliced_from);
+  if (f.sliced_from_argument && !(*f.sliced_from_argument == f.sliced_from))
+    text += fmt::format(" ({})", ArgumentName(f.sliced_from_argument->instruction));
   return text;
 }
 
@@ -227,7 +219,7 @@ struct FamilyWords {
   void operator()(const ReshapedUpdateFacts& f) {
     w.Set("operand_shape", f.operand ? f.operand->ToString() : "?")
         .Set("result_shape", f.result ? f.result->ToString() : "?")
-        .Set("sliced_from", SlicedFromText(f.sliced_from));
+        .Set("sliced_from", SlicedFromText(f));
     w.Flag("sliced", f.sliced_from.instruction != nullptr)
         .Flag("same_dims", f.operand && f.result && f.operand->dimensions == f.result->dimensions);
   }

@@ -181,6 +181,9 @@ struct ReshapedUpdateFacts {
   const Shape* operand = nullptr;
   const Shape* result = nullptr;
   HloPosition sliced_from;
+  // The entry argument that array starts from (behind loop inits and
+  // copies: CheckContext::ParameterOrigin), for its name; nullopt if none.
+  std::optional<HloPosition> sliced_from_argument;
 };
 
 using CausePayload = std::variant<std::monostate, BranchFacts, ConstantFacts, ParameterFacts,
