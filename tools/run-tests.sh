@@ -16,6 +16,12 @@ if [[ ${HLOSCOPE_DEPS_INSTALLED:-} != 1 ]]; then bash tools/install-deps.sh; fi
 # shellcheck source=tools/ccache-env.sh
 source tools/ccache-env.sh
 
+# The suite must leave the checkout as it found it: 614 dump files once
+# landed in a folder named `"` at the root (a test wrote to a quoted path
+# taken literally). What git sees now is compared with what it sees at the
+# end (tools/check-clean-tree.sh).
+tree_before=$(git status --porcelain --untracked-files=all 2>/dev/null || true)
+
 phase_start=$SECONDS
 phase() { echo "hloscope: $1 took $((SECONDS - phase_start)) s"; phase_start=$SECONDS; }
 
@@ -72,3 +78,18 @@ if [[ -n $fuzz_seconds && $fuzz_seconds != 0 ]]; then
   done
   phase "the fuzzers (build and run)"
 fi
+
+# Nothing the suite wrote may be left in the checkout (ignored build output
+# aside), and no path may hold a quote.
+tree_after=$(git status --porcelain --untracked-files=all 2>/dev/null || true)
+if [[ "$tree_after" != "$tree_before" ]]; then
+  echo "hloscope: the test suite changed the checkout (git status before and after differ):" >&2
+  diff <(echo "$tree_before") <(echo "$tree_after") >&2 || true
+  exit 1
+fi
+if git ls-files -z --others --cached --exclude-standard | tr '\0' '\n' | grep -q '["'"'"']'; then
+  echo "hloscope: a path in the checkout holds a quote:" >&2
+  git ls-files --others --cached --exclude-standard | grep '["'"'"']' | head >&2
+  exit 1
+fi
+echo "hloscope: the checkout is as the suite found it"

@@ -39,6 +39,9 @@ class ModuleReport:
     path: Optional[str] = None
     entry_signature: str = ""  # "(f32[1024,64], s32[]) -> f32[1024,64]", layouts left out
     headline: str = ""
+    # The ranked answer across every kind of finding ({"stands_out", "lead", "basis",
+    # "findings"}: docs/json-format.md, docs/analysis.md "The answer"); None from older JSON.
+    answer: Optional[dict] = None
     # What grows with buffer size and moves the most per call (a loop's copy, full rewrite,
     # whole read or collective), with why and what bounds it; None when no loop grows.
     growth: Optional[str] = None
@@ -257,6 +260,12 @@ class Report:
     @property
     def headline(self) -> str:
         return "\n".join(m.headline for m in self.modules)
+
+    @property
+    def answer(self) -> str:
+        """Each module's answer: its top finding of any kind, in one sentence (or what was
+        checked, when nothing stands out), one line per module."""
+        return "\n".join(f"{m.name}: {m.answer['lead']}." for m in self.modules if m.answer)
 
     @property
     def copies(self) -> list:

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "check_context.h"
+#include "hloscope/analysis/answer.h"
 #include "hloscope/analysis/buffer_assignment_match.h"
 #include "hloscope/analysis/call_graph.h"
 #include "hloscope/analysis/collectives.h"
@@ -214,7 +215,15 @@ ModuleCheck CheckModule(const HloModule& module, const ExecutionCounts& counts, 
   constexpr size_t kTop = 5;
   ModuleCostOptions cost_options;
   cost_options.ranked = kTop;
-  result.cost = SummarizeCost(CostModule(module, counts, nullptr, cost_options), kTop);
+  ModuleCost cost = CostModule(module, counts, nullptr, cost_options);
+  result.kernel_times.reserve(cost.kernels.size());
+  for (const KernelCost& k : cost.kernels)
+    result.kernel_times.emplace(
+        k.kernel, ModuleCheck::KernelTime{k.seconds_per_call, k.per_call.bytes_accessed,
+                                          k.enclosing_loops.empty() ? nullptr : k.enclosing_loops.front()});
+  result.cost = SummarizeCost(cost, kTop);
+  result.source_options = options.source;
+  RankFindings(&result);
   return result;
 }
 

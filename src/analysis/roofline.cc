@@ -19,13 +19,13 @@ constexpr Roofline kRooflines[] = {
      "tools/measure_cpu_roofline.py on the project's 2-core CI machine (jax 0.10.2), 2026-12-05: medians of "
      "7"},
     {"h100", "NVIDIA H100 SXM (HBM3)", 989e12, 67e12, 3.35e12,
-     "NVIDIA H100 data sheet: BF16 dense, FP32, HBM3"},
+     "NVIDIA H100 data sheet: BF16 dense, FP32, HBM3; NVLink 4 (900 GB/s both ways)", 450e9},
     {"a100", "NVIDIA A100 SXM 80GB", 312e12, 19.5e12, 2.039e12,
-     "NVIDIA A100 data sheet: BF16 dense, FP32, HBM2e"},
+     "NVIDIA A100 data sheet: BF16 dense, FP32, HBM2e; NVLink 3 (600 GB/s both ways)", 300e9},
     {"tpu-v5e", "Google TPU v5e (one chip)", 197e12, 197e12 / 8, 819e9,
-     "Google Cloud TPU v5e documentation: BF16 peak, HBM bandwidth"},
+     "Google Cloud TPU v5e documentation: BF16 peak, HBM bandwidth, ICI 1,600 Gbps", 200e9},
     {"tpu-v5p", "Google TPU v5p (one chip)", 459e12, 459e12 / 8, 2.765e12,
-     "Google Cloud TPU v5p documentation: BF16 peak, HBM bandwidth"},
+     "Google Cloud TPU v5p documentation: BF16 peak, HBM bandwidth, ICI 4,800 Gbps", 600e9},
     {"tpu-v4", "Google TPU v4 (one chip)", 275e12, 275e12 / 8, 1.2e12,
      "Google Cloud TPU v4 documentation: BF16 peak, HBM bandwidth"},
 };
@@ -81,6 +81,12 @@ double EstimateSeconds(const Roofline& roofline, int64_t matmul_flops, int64_t v
                       ? static_cast<double>(std::max<int64_t>(bytes, 0)) / roofline.bytes_per_second
                       : 0;
   return std::max(compute, memory);
+}
+
+double EstimateCollectiveSeconds(const Roofline& roofline, int64_t bytes) {
+  double rate = roofline.interconnect_bytes_per_second > 0 ? roofline.interconnect_bytes_per_second
+                                                           : roofline.bytes_per_second;
+  return rate > 0 ? static_cast<double>(std::max<int64_t>(bytes, 0)) / rate : 0;
 }
 
 }  // namespace hloscope

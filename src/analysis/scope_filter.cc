@@ -4,6 +4,7 @@
 #include <array>
 #include <set>
 
+#include "hloscope/analysis/answer.h"
 #include "hloscope/analysis/jax_op_name.h"
 
 namespace hloscope {
@@ -121,6 +122,7 @@ void FilterFindingsByScope(ModuleCheck* check, std::string_view scope) {
   std::erase_if(check->loops,
                 [&](const LoopFinding& l) { return !in_scope(l.source) && !loops.count(l.loop); });
   check->Reindex();
+  RankFindings(check);
 }
 
 }  // namespace hloscope

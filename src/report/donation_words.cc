@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "hloscope/analysis/donation.h"
@@ -50,6 +51,40 @@ std::string DroppedDonationReason(const ModuleCheck& m, const ParameterFinding& 
       "an output has its shape {}, but XLA did not alias it (another argument took it, or its layout, "
       "memory kind or sharding differs)",
       shape);
+}
+
+std::string DroppedDonationsReason(const ModuleCheck& m, const std::vector<const ParameterFinding*>& group) {
+  if (group.size() == 1) return DroppedDonationReason(m, *group.front());
+  std::vector<std::string> shapes;
+  for (const ParameterFinding* p : group) {
+    std::string s = p->parameter->shape().ToString(false);
+    if (std::find(shapes.begin(), shapes.end(), s) == shapes.end()) shapes.push_back(s);
+  }
+  constexpr size_t kShown = 4;
+  std::string listed = fmt::format(
+      "{}",
+      fmt::join(shapes.begin(), shapes.begin() + static_cast<long>(std::min(shapes.size(), kShown)), ", "));
+  if (shapes.size() > kShown) listed += fmt::format(", … {} more", shapes.size() - kShown);
+  if (*group.front()->request->dropped == DroppedDonation::kNoOutputOfShape) {
+    std::vector<std::string> outputs = OutputShapes(m);
+    std::string out =
+        outputs.empty()
+            ? "none"
+            : fmt::format(
+                  "{}",
+                  fmt::join(outputs.begin(),
+                            outputs.begin() + static_cast<long>(std::min(outputs.size(), kShown)), ", "));
+    if (outputs.size() > kShown) out += fmt::format(", … {} more", outputs.size() - kShown);
+    return fmt::format(
+        "no output has their per-device shapes and dtypes ({}; outputs: {}); XLA reuses a donated buffer "
+        "only "
+        "for such an output",
+        listed, out);
+  }
+  return fmt::format(
+      "outputs have their shapes ({}), but XLA did not alias them (another argument took them, or their "
+      "layout, memory kind or sharding differs)",
+      listed);
 }
 
 std::string DroppedDonationFix(const ParameterFinding& p) {

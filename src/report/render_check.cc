@@ -9,6 +9,7 @@
 
 #include "hloscope/analysis/source_origin.h"
 #include "hloscope/ir/computation.h"
+#include "hloscope/report/answer_words.h"
 #include "hloscope/report/collective_words.h"
 #include "hloscope/report/donation_words.h"
 #include "hloscope/report/enum_names.h"
@@ -207,6 +208,8 @@ void LoopsSection(const ModuleCheck& m, std::ostream& out) {
 
 void ParametersSection(const ModuleCheck& m, std::ostream& out) {
   out << (m.spmd.devices() > 1 ? "\nPARAMETERS (shapes and bytes per device)\n" : "\nPARAMETERS\n");
+  std::vector<std::pair<const ParameterFinding*, std::vector<const ParameterFinding*>>> dropped;
+  std::map<std::string, size_t> dropped_of;
   for (const ParameterFinding& p : m.parameters) {
     std::vector<std::string> names;
     for (const HloPosition& c : p.copies) names.push_back(std::string(c.instruction->name()));
@@ -218,21 +221,68 @@ void ParametersSection(const ModuleCheck& m, std::ostream& out) {
       out << fmt::format("  {:<18} {}\n", "", aliased);
     if (std::string saves = DonationSavesText(m, p); !saves.empty())
       out << fmt::format("  {:<18} {}\n", "", saves);
-    if (std::string why = DroppedDonationReason(m, p); !why.empty())
-      out << fmt::format("  {:<18} donation asked for ({}) but not kept by XLA: {}. Fix: {}.\n", "",
-                         DonationRequestSourceText(m), why, DroppedDonationFix(p));
+    if (p.request && p.request->dropped) {
+      std::string key = DroppedDonationFix(p);
+      auto [it, fresh] = dropped_of.try_emplace(key, dropped.size());
+      if (fresh) dropped.push_back({&p, {}});
+      dropped[it->second].second.push_back(&p);
+    }
+  }
+  // A dropped donation's reason and fix once for every argument that
+  // shares them (an FSDP step drops 50 at once, for one reason).
+  for (const auto& [p, group] : dropped) {
+    std::vector<std::string> names;
+    for (size_t i = 0; i < group.size() && i < 4; ++i) names.push_back(ArgumentName(group[i]->parameter));
+    std::string who =
+        group.size() == 1
+            ? fmt::format("argument {} ({})", p->number, names.front())
+            : fmt::format("{} arguments ({}{})", group.size(), fmt::join(names, ", "),
+                          group.size() > 4 ? fmt::format(" and {} more", group.size() - 4) : "");
+    out << fmt::format("  donation asked for ({}) but not kept by XLA for {}: {}. Fix: {}.\n",
+                       DonationRequestSourceText(m), who, DroppedDonationsReason(m, group),
+                       DroppedDonationFix(*p));
   }
 }
 
 void CollectivesSection(const ModuleCheck& m, std::ostream& out) {
   out << "\nCOLLECTIVES (bytes per device, by bytes per call)\n";
+  // Collectives with the same cause, family, loop, line and shape are one
+  // row with a count, as copies are: an FSDP step's 73 re-shards of the
+  // same kind read as a few rows.
+  struct Row {
+    std::vector<const CollectiveFinding*> members;
+    std::optional<int64_t> total;
+  };
+  std::vector<Row> rows;
+  std::map<std::string, size_t> row_of;
   for (const CollectiveFinding& c : m.collectives) {
+    std::string key = fmt::format(
+        "{}\n{}\n{}\n{}\n{}\n{}\n{}", CollectiveCauseName(c.cause.cause), CollectiveCauseDetail(c),
+        CollectiveFamilyName(c.family), c.enclosing_loops.empty() ? "" : c.enclosing_loops.front()->name(),
+        SourceText(c.source), c.shape ? c.shape->ToString() : "?", c.bytes.value_or(-1));
+    auto [it, fresh] = row_of.try_emplace(key, rows.size());
+    if (fresh) rows.push_back({{}, 0});
+    Row& row = rows[it->second];
+    row.members.push_back(&c);
+    row.total = SatAdd(row.total, c.total_bytes);
+  }
+  for (const Row& row : rows) {
+    const CollectiveFinding& c = *row.members.front();
+    size_t n = row.members.size();
     std::string where =
         c.enclosing_loops.empty() ? "entry" : fmt::format("in {}", c.enclosing_loops.front()->name());
-    out << fmt::format("  {:<22} {:<18} {:>9} × {:<5} = {:>9}   {:<16} {}\n", c.instruction->name(),
+    std::string name =
+        n == 1 ? std::string(c.instruction->name()) : fmt::format("{} (+{})", c.instruction->name(), n - 1);
+    out << fmt::format("  {:<22} {:<18} {:>9} × {:<5} = {:>9}   {:<16} {}\n", name,
                        CollectiveFamilyName(c.family), HumanBytes(c.bytes),
                        ExecutionsText(c.executions, c.executions_upper_bound), HumanBytes(c.total_bytes),
                        where, SourceText(c.source));
+    if (n > 1) {
+      std::vector<std::string_view> names;
+      for (const CollectiveFinding* k : row.members) names.push_back(k->instruction->name());
+      out << fmt::format("  {:<22} {} collectives: {} — {} per device per call together\n", "", n,
+                         fmt::join(names, ", "), HumanBytes(row.total));
+    }
     out << fmt::format("  {:<22} over {}; {}\n", "", CollectiveGroupText(c),
                        c.shape ? c.shape->ToString() : std::string("?"));
     out << fmt::format("  {:<22} cause: {} — {}\n", "", CollectiveCauseName(c.cause.cause),
@@ -249,7 +299,7 @@ void RenderCheckText(const std::vector<const ModuleCheck*>& modules, const Check
   for (size_t mi = 0; mi < modules.size(); ++mi) {
     const ModuleCheck& m = *modules[mi];
     if (mi) out << "\n";
-    out << Headline(m) << "\n";
+    for (const std::string& line : AnswerLines(m)) out << line << "\n";
     if (std::string spmd = SpmdText(m.spmd); !spmd.empty())
       out << fmt::format("  Sharded: {}; every byte figure is per device.\n", spmd);
     else if (!m.collectives.empty())
@@ -257,7 +307,9 @@ void RenderCheckText(const std::vector<const ModuleCheck*>& modules, const Check
       // the header keeps replica_count=1 and num_partitions=1.
       out << "  Units: a collective's bytes are what each device in its group sends or receives; the module "
              "does not say how many devices run it (replica_count and num_partitions are 1).\n";
-    if (std::string largest = LargestCopyLine(m); !largest.empty())
+    // The largest copy, unless the answer already leads with it.
+    bool led_by_copy = m.answer.stands_out() && m.answer.ranked.front().kind == FindingKind::kCopy;
+    if (std::string largest = LargestCopyLine(m); !largest.empty() && !led_by_copy)
       out << fmt::format("  Largest: {}.\n", largest);
     if (std::string growth = GrowthLine(m); !growth.empty())
       out << fmt::format("  Grows with buffer size: {}.\n", growth);
@@ -277,6 +329,16 @@ void RenderCheckText(const std::vector<const ModuleCheck*>& modules, const Check
                          memory);
     if (m.buffer_assignment_applied) {
       ConfirmationCounts n = CountConfirmations(m);
+      ConfirmationCounts r0 = CountRewriteConfirmations(m);
+      // Nothing to confirm (no update, no rewrite claim): no line of zeros.
+      if (n.confirmed + n.contradicted + n.not_checkable + r0.confirmed + r0.contradicted +
+              r0.not_checkable ==
+          0) {
+        out << fmt::format("\nmemory and verdicts from XLA's buffer assignment ({})\n",
+                           m.buffer_assignment_path);
+        if (m.thunks) out << ThunkCheckLine(*m.thunks) << "\n";
+        continue;
+      }
       ConfirmationCounts r = CountRewriteConfirmations(m);
       std::string rewrites =
           r.confirmed + r.contradicted + r.not_checkable == 0
@@ -330,6 +392,7 @@ void WriteCheckJson(const std::vector<const ModuleCheck*>& modules, const std::v
     Json head = ModuleHeaderJson(*m->module);
     head["entry_signature"] = EntrySignature(*m->module);
     head["headline"] = Headline(*m);
+    head["answer"] = AnswerJson(*m);
     std::string growth = GrowthLine(*m);
     head["growth"] = growth.empty() ? Json(nullptr) : Json(growth);
     head["buffer_assignment"] =

@@ -8,6 +8,7 @@
 
 #include "hloscope/analysis/scope_filter.h"
 #include "hloscope/analysis/source_origin.h"
+#include "hloscope/report/answer_words.h"
 #include "hloscope/report/collective_words.h"
 #include "hloscope/report/donation_words.h"
 #include "hloscope/report/enum_names.h"
@@ -340,7 +341,11 @@ void CostSection(const ModuleContext& m, std::ostream& out) {
 // The answer: what a user should look at first, each item linked.
 void AnswerSection(const ModuleContext& m, const HtmlReportOptions& options, std::ostream& out) {
   const ModuleCheck& check = m.check;
-  out << fmt::format("<p class=\"headline\">{}</p>\n", HtmlShown(Headline(check)));
+  // The ranked answer across kinds leads (answer_words.h); the copy summary follows it.
+  std::vector<std::string> answer = AnswerLines(check);
+  out << fmt::format("<p class=\"headline\">{}</p>\n", HtmlShown(answer.front()));
+  for (size_t i = 1; i < answer.size(); ++i)
+    out << fmt::format("<p class=\"muted\">{}</p>\n", HtmlShown(answer[i]));
   std::vector<std::string> items;
   // Identical copies (a read-after-update copies the buffer twice: copy.7
   // and copy) are one item with a count, as in the text report.

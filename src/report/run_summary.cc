@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "hloscope/analysis/source_origin.h"
+#include "hloscope/report/answer_words.h"
 #include "hloscope/report/enum_names.h"
 #include "hloscope/report/render_check.h"
 #include "hloscope/report/render_cost.h"
@@ -97,6 +98,8 @@ RunRecord SummarizeRun(const ModuleCheck& check, const std::string& dump, const 
   r.function = FunctionName(r.module);
   r.signature = EntrySignature(*check.module);
   r.headline = Headline(check);
+  r.answer = AnswerLines(check).front();
+  r.stands_out = check.answer.stands_out();
   r.buffer_assignment = check.buffer_assignment_applied;
   if (check.memory) {
     r.peak_bytes = check.memory->device_peak_bytes();
@@ -135,7 +138,7 @@ RunRecord SummarizeRun(const ModuleCheck& check, const std::string& dump, const 
     r.where = SourceText(*where);
     r.library = OriginOf(*where).library;
   }
-  if (!r.problems.empty() || r.array_copies > 0 || r.collectives > 0) {
+  if (!r.problems.empty() || r.array_copies > 0 || r.collectives > 0 || r.stands_out) {
     std::ostringstream text;
     RenderCheckText({&check}, {filter}, text);
     r.report = text.str();
@@ -263,7 +266,7 @@ void RenderRunSummary(const std::vector<RunRecord>& records, const RunSummaryOpt
   for (const Row& row : rows) {
     if (shown >= options.worst_reports) break;
     const RunRecord& w = *row.worst;
-    if (w.problems.empty() && w.array_copies == 0 && w.collectives == 0) continue;
+    if (w.problems.empty() && w.array_copies == 0 && w.collectives == 0 && !w.stands_out) continue;
     ++shown;
     out << fmt::format("\n── {} ({}) — {}\n", Shown(row.function), Shown(w.signature), Shown(w.dump));
     out << w.report;
@@ -314,6 +317,7 @@ Json RunJson(const std::vector<RunRecord>& records, const std::vector<std::strin
          {"module", Shown(r.module)},
          {"signature", Shown(r.signature)},
          {"headline", Shown(r.headline)},
+         {"answer", Shown(r.answer)},
          {"buffer_assignment", r.buffer_assignment},
          {"bytes_per_call", Opt(r.bytes_per_call)},
          {"collective_bytes_per_call", Opt(r.collective_bytes_per_call)},

@@ -23,6 +23,7 @@
 #include "hloscope/analysis/dataflow.h"
 #include "hloscope/analysis/donation.h"
 #include "hloscope/analysis/execution_counts.h"
+#include "hloscope/analysis/finding_header.h"
 #include "hloscope/analysis/memory_usage.h"
 #include "hloscope/analysis/source_map.h"
 #include "hloscope/ir/module.h"
@@ -416,6 +417,19 @@ class ModuleCheck {
   std::optional<MemoryUsage> memory;
   // The whole module's work per call (not filtered by --scope).
   CostSummary cost;
+  // Every kernel's estimated time and bytes per call (module_cost.h's
+  // KernelCost), the measure the answer ranks work by.
+  struct KernelTime {
+    double seconds = 0;
+    int64_t bytes = 0;
+    const HloInstruction* loop = nullptr;  // innermost enclosing loop
+  };
+  std::unordered_map<const HloInstruction*, KernelTime> kernel_times;
+  // The source options lines were resolved with (the answer resolves a
+  // relayout's served op with them).
+  SourceOptions source_options;
+  // Every finding's header, ranked by impact (answer.h: RankFindings).
+  Answer answer;
   // The parameter finding of entry parameter `number`; nullptr if none.
   const ParameterFinding* FindParameter(int64_t number) const;
 

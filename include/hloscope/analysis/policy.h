@@ -43,41 +43,10 @@
 
 #include "hloscope/analysis/finding_filter.h"
 #include "hloscope/analysis/findings.h"
+#include "hloscope/analysis/gate.h"
 #include "hloscope/analysis/line_spec.h"
 
 namespace hloscope {
-
-enum class Gate : uint8_t {
-  kCopiesInLoops,
-  kNotInPlace,
-  kFullRewrites,
-  kReshardsInLoops,
-  kUndonated,
-  kContradictions,
-  // `diff` only: B against A.
-  kNewCopies,              // an array copy only in B, or more of one
-  kNewNotInPlace,          // an update not in place in B that was in place in A
-  kMoreBytesPerIteration,  // a loop copies or rewrites more per iteration in B
-  kMorePeakBytes,          // B needs more memory per device than A
-};
-
-// A set of gates.
-class GateSet {
- public:
-  constexpr GateSet() = default;
-  constexpr GateSet(std::initializer_list<Gate> gates) {
-    for (Gate g : gates) Add(g);
-  }
-  constexpr void Add(Gate g) { bits_ |= Bit(g); }
-  constexpr void Add(GateSet s) { bits_ |= s.bits_; }
-  constexpr bool Has(Gate g) const { return bits_ & Bit(g); }
-  constexpr bool empty() const { return bits_ == 0; }
-  constexpr bool operator==(const GateSet&) const = default;
-
- private:
-  static constexpr uint32_t Bit(Gate g) { return 1u << static_cast<unsigned>(g); }
-  uint32_t bits_ = 0;
-};
 
 struct GateEntry {
   Gate gate;

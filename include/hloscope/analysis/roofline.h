@@ -24,6 +24,11 @@ struct Roofline {
   double vector_flops_per_second = 0;  // everything else (f32 vector units)
   double bytes_per_second = 0;         // main memory (HBM, DRAM)
   std::string_view source;             // where the figures come from
+  // What one device sends to the others per second (NVLink, TPU ICI; one
+  // direction); 0 where no figure is published for the target (the CPU's
+  // host "devices" share its memory): collectives are then timed at
+  // bytes_per_second.
+  double interconnect_bytes_per_second = 0;
 };
 
 // Every target we know, the default for each backend first.
@@ -37,6 +42,8 @@ std::string_view GuessTarget(const HloModule& module);
 
 // Seconds for `flops` matrix FLOPs, `vector_flops` other FLOPs and `bytes`.
 double EstimateSeconds(const Roofline& roofline, int64_t matmul_flops, int64_t vector_flops, int64_t bytes);
+// Seconds for a collective to send or receive `bytes` per device.
+double EstimateCollectiveSeconds(const Roofline& roofline, int64_t bytes);
 
 }  // namespace hloscope
 

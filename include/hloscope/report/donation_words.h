@@ -17,6 +17,10 @@ std::string DonationColumn(const ParameterFinding& parameter);
 std::string DroppedDonationReason(const ModuleCheck& module, const ParameterFinding& parameter);
 // The fix for that reason; "" when nothing was dropped.
 std::string DroppedDonationFix(const ParameterFinding& parameter);
+// The reason for several dropped donations of one kind at once (their
+// shapes listed once).
+std::string DroppedDonationsReason(const ModuleCheck& module,
+                                   const std::vector<const ParameterFinding*>& group);
 // The headline's "x (argument 0), 128.0 KiB, was donated, but XLA could
 // not reuse it"; "" when no donation was dropped.
 std::string DroppedDonationsLine(const ModuleCheck& module);

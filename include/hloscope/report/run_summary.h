@@ -27,6 +27,9 @@ struct RunRecord {
   std::string function;   // step
   std::string signature;  // (f32[1024,128], s32[]) -> f32[1024,128]
   std::string headline;
+  // The answer's first line (answer_words.h): the top finding of any kind.
+  std::string answer;
+  bool stands_out = false;      // some finding of any kind stands out (answer.h)
   std::string where;            // the user's line of the largest copy (else of the first out-of-place update)
   bool library = false;         // that line is library code (analysis/source_origin.h)
   int64_t array_copies = 0;     // non-scalar copy instructions

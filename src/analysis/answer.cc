@@ -1,0 +1,428 @@
+// The answer: findings headed and ranked (analysis/answer.h).
+#include "hloscope/analysis/answer.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+#include "hloscope/analysis/copy_sites.h"
+#include "hloscope/analysis/donation.h"
+#include "hloscope/analysis/policy.h"
+#include "hloscope/analysis/roofline.h"
+#include "hloscope/analysis/served_op.h"
+#include "hloscope/analysis/source_origin.h"
+#include "hloscope/ir/computation.h"
+#include "hloscope/support/saturating.h"
+
+namespace hloscope {
+// Named apart: the layer is a unity build, where anonymous namespaces merge.
+namespace answer_internal {
+namespace {
+
+double Share(double part, double whole) { return whole > 0 ? std::min(1.0, std::max(0.0, part / whole)) : 0; }
+
+const Roofline& TargetOf(const ModuleCheck& m) {
+  if (m.cost.target) return *m.cost.target;
+  return Rooflines().front();
+}
+
+void SetOrigin(FindingHeader& h) {
+  SourceOrigin o = OriginOf(h.source);
+  h.library = o.library;
+  h.library_part = std::move(o.library_part);
+}
+
+std::string LineKey(const std::optional<SourceLocation>& s) {
+  return s && s->has_line() ? s->file + ":" + std::to_string(s->line) : std::string();
+}
+
+// A kernel's estimated seconds per call, or the bytes' time when the cost
+// model has no figure for it (a copy it did not count).
+double KernelSeconds(const ModuleCheck& m, const HloInstruction* kernel,
+                     std::optional<int64_t> bytes_per_call) {
+  auto it = m.kernel_times.find(kernel);
+  if (it != m.kernel_times.end() && it->second.seconds > 0) return it->second.seconds;
+  // A copy reads and writes its bytes.
+  return EstimateSeconds(TargetOf(m), 0, 0, SatMul(bytes_per_call.value_or(0), int64_t{2}));
+}
+
+void AddCopies(const ModuleCheck& m, std::vector<FindingHeader>* out) {
+  // Copies with the same cause, loop, line and shape are one header (a
+  // read-after-update copies the buffer twice): the text's COPIES rows.
+  std::map<std::tuple<int, int, const HloInstruction*, std::string, std::string, int64_t>, size_t> index;
+  for (const CopyFinding& c : m.copies) {
+    if (c.minor) continue;
+    auto key =
+        std::make_tuple(static_cast<int>(c.cause.cause), static_cast<int>(c.cause.rule),
+                        c.enclosing_loops.empty() ? nullptr : c.enclosing_loops.front(), LineKey(c.source),
+                        c.shape ? c.shape->ToString() : std::string(), c.bytes.value_or(-1));
+    auto [it, fresh] = index.try_emplace(key, out->size());
+    if (fresh) {
+      FindingHeader h;
+      h.kind = FindingKind::kCopy;
+      h.gate = GateOf(c);
+      h.instruction = c.instruction();
+      h.count = 0;
+      h.source = c.source;
+      SetOrigin(h);
+      h.enclosing_loops = c.enclosing_loops;
+      h.executions = c.executions;
+      h.bytes = c.bytes;
+      h.bytes_per_call = 0;
+      h.impact.measure = ImpactMeasure::kTime;
+      out->push_back(std::move(h));
+    }
+    FindingHeader& h = (*out)[it->second];
+    ++h.count;
+    h.copies.push_back(&c);
+    h.bytes_per_call = c.total_bytes && h.bytes_per_call ? SatAdd(*h.bytes_per_call, *c.total_bytes)
+                                                         : std::optional<int64_t>();
+    h.grows_with_buffer = h.grows_with_buffer || [&] {
+      for (const HloInstruction* loop : c.enclosing_loops)
+        if (const LoopFinding* l = m.FindLoop(loop))
+          for (const LoopScaling& s : l->scaling)
+            if (s.kind == LoopScaling::Kind::kCopy && s.copy == c.copy && s.grows_with_buffer) return true;
+      return false;
+    }();
+    h.impact.seconds += KernelSeconds(m, c.instruction(), c.total_bytes);
+    h.impact.bytes = SatAdd(h.impact.bytes, c.total_bytes.value_or(0));
+  }
+}
+
+void AddCollectives(const ModuleCheck& m, std::vector<FindingHeader>* out) {
+  std::map<std::tuple<int, int, int, std::string>, size_t> index;
+  for (const CollectiveFinding& c : m.collectives) {
+    auto key = std::make_tuple(static_cast<int>(c.cause.cause), static_cast<int>(c.cause.rule),
+                               static_cast<int>(c.family), LineKey(c.source));
+    auto [it, fresh] = index.try_emplace(key, out->size());
+    if (fresh) {
+      FindingHeader h;
+      h.kind = FindingKind::kCollective;
+      h.gate = GateOf(c);
+      h.instruction = c.instruction;
+      h.count = 0;
+      h.source = c.source;
+      SetOrigin(h);
+      h.enclosing_loops = c.enclosing_loops;
+      h.executions = c.executions;
+      h.bytes = c.bytes;
+      h.bytes_per_call = 0;
+      out->push_back(std::move(h));
+    }
+    FindingHeader& h = (*out)[it->second];
+    ++h.count;
+    h.collectives.push_back(&c);
+    h.bytes_per_call = c.total_bytes && h.bytes_per_call ? SatAdd(*h.bytes_per_call, *c.total_bytes)
+                                                         : std::optional<int64_t>();
+    h.grows_with_buffer = h.grows_with_buffer || c.grows_with_buffer;
+    h.impact.seconds += EstimateCollectiveSeconds(TargetOf(m), c.total_bytes.value_or(0));
+    h.impact.bytes = SatAdd(h.impact.bytes, c.total_bytes.value_or(0));
+  }
+}
+
+// Iterations of `l`'s body per call.
+std::optional<int64_t> IterationsPerCall(const LoopFinding& l) {
+  if (!l.trip_count || !l.executions) return std::nullopt;
+  return SatMul(*l.trip_count, *l.executions);
+}
+
+void AddLoopScaling(const ModuleCheck& m, std::vector<FindingHeader>* out) {
+  for (const LoopFinding& l : m.loops)
+    for (const LoopScaling& s : l.scaling) {
+      if (!s.grows_with_buffer) continue;
+      FindingHeader h;
+      if (s.kind == LoopScaling::Kind::kWholeRead && s.kernel) {
+        h.kind = FindingKind::kGrowingRead;
+        h.instruction = s.kernel;
+        h.kernels = {s.kernel};
+      } else if (s.kind == LoopScaling::Kind::kCarryRewritten && s.rewritten_by.instruction) {
+        h.kind = FindingKind::kCarryRewrite;
+        h.instruction = s.rewritten_by.instruction;
+      } else {
+        continue;  // copies and collectives are headed as such
+      }
+      h.gate = GateOf(s);
+      h.source = s.source ? s.source : l.source;
+      SetOrigin(h);
+      h.enclosing_loops = {l.loop};
+      h.enclosing_loops.insert(h.enclosing_loops.end(), l.enclosing_loops.begin(), l.enclosing_loops.end());
+      h.executions = IterationsPerCall(l);
+      h.bytes = s.bytes;
+      h.bytes_per_call =
+          h.executions && s.bytes ? std::optional<int64_t>(SatMul(*s.bytes, *h.executions)) : std::nullopt;
+      h.grows_with_buffer = true;
+      h.loop = &l;
+      h.scaling = &s;
+      // A rewrite reads and writes the carry; a whole read reads it: the
+      // kernel's own estimate where the cost model has one.
+      h.impact.seconds = KernelSeconds(m, h.instruction, h.bytes_per_call);
+      h.impact.bytes = h.bytes_per_call.value_or(0);
+      out->push_back(std::move(h));
+    }
+}
+
+// Kernels that only re-lay data (transposes, copies of a layout) and are no
+// copy finding: one header per innermost loop, when they take a noticeable
+// share of the time (a decode step re-laying its whole cache per token).
+void AddRelayouts(const ModuleCheck& m, double total_seconds, std::vector<FindingHeader>* out) {
+  std::map<const HloInstruction*, FindingHeader> by_loop;
+  for (const auto& [kernel, t] : m.kernel_times) {
+    if (t.seconds <= 0 || !IsRelayout(*kernel) || IsCopySite(*kernel)) continue;
+    FindingHeader& h = by_loop[t.loop];
+    h.kind = FindingKind::kRelayout;
+    h.kernels.push_back(kernel);
+    h.impact.seconds += t.seconds;
+    h.impact.bytes = SatAdd(h.impact.bytes, t.bytes);
+  }
+  for (auto& [loop, h] : by_loop) {
+    if (Share(h.impact.seconds, total_seconds) < kRelayoutShare) continue;
+    // The largest first, by name on ties: output independent of hashing.
+    std::sort(h.kernels.begin(), h.kernels.end(), [&](const HloInstruction* a, const HloInstruction* b) {
+      double sa = m.kernel_times.at(a).seconds, sb = m.kernel_times.at(b).seconds;
+      if (sa != sb) return sa > sb;
+      return a->name() < b->name();
+    });
+    h.instruction = h.kernels.front();
+    h.count = static_cast<int64_t>(h.kernels.size());
+    // The line of the op the largest relayout serves (served_op.h).
+    SourceOfFn source_of = [&](const HloInstruction& i) {
+      return ResolveSource(*m.module, i, m.source_options);
+    };
+    ServedOp served = ServedOpOf(*h.instruction, source_of);
+    const HloInstruction* at = served.line_of ? served.line_of : h.instruction;
+    h.source = ResolveSource(*m.module, *at, m.source_options);
+    SetOrigin(h);
+    if (loop) {
+      h.enclosing_loops.push_back(loop);
+      if (const LoopFinding* l = m.FindLoop(loop)) {
+        h.loop = l;
+        h.enclosing_loops.insert(h.enclosing_loops.end(), l->enclosing_loops.begin(),
+                                 l->enclosing_loops.end());
+      }
+    }
+    h.bytes_per_call = h.impact.bytes;
+    out->push_back(std::move(h));
+  }
+}
+
+// The shape XLA matches a donation by: element type and per-device
+// dimensions.
+std::string MatchKey(const Shape& s) { return s.ToString(/*print_layout=*/false); }
+
+void AddDonations(const ModuleCheck& m, int64_t peak, bool peak_known, std::vector<FindingHeader>* out) {
+  FindingHeader dropped;
+  dropped.kind = FindingKind::kDroppedDonation;
+  dropped.count = 0;
+  dropped.impact.measure = ImpactMeasure::kMemory;
+  for (const ParameterFinding& p : m.parameters) {
+    if (!p.request || !p.request->dropped) continue;
+    ++dropped.count;
+    dropped.parameters.push_back(&p);
+    dropped.impact.bytes = SatAdd(dropped.impact.bytes, p.bytes.value_or(0));
+  }
+  if (dropped.count > 0) {
+    dropped.instruction = dropped.parameters.front()->parameter;
+    dropped.bytes_per_call = dropped.impact.bytes;
+    // Both the argument and its output stay live: keeping the donation
+    // would alias their bytes.
+    if (peak_known) {
+      dropped.peak_before = peak;
+      dropped.peak_after = std::max<int64_t>(0, peak - dropped.impact.bytes);
+    }
+    out->push_back(std::move(dropped));
+  }
+  // Arguments that are not donated while an output of their shape is made
+  // that no donation took: donating them lets XLA write those outputs into
+  // their buffers (a train step's parameters and optimizer state). Copies
+  // of undonated arguments are copy findings already (their cause says
+  // so), and an argument passed through unchanged is no new buffer.
+  std::map<std::string, int64_t> free_outputs;
+  for (const Shape* s : EntryOutputLeaves(*m.module)) ++free_outputs[MatchKey(*s)];
+  const Shape& result = m.module->entry_computation()->root_instruction()->shape();
+  for (const ParameterFinding& p : m.parameters)
+    for (const ShapeIndex& o : p.aliased_outputs)
+      if (const Shape* s = result.Subshape(o); s && s->IsArray()) --free_outputs[MatchKey(*s)];
+  std::vector<const HloInstruction*> passed_through;
+  const HloInstruction* root = m.module->entry_computation()->root_instruction();
+  if (root->opcode() == HloOpcode::kTuple) {
+    for (const HloInstruction* o : root->operands())
+      if (o->opcode() == HloOpcode::kParameter) passed_through.push_back(o);
+  } else if (root->opcode() == HloOpcode::kParameter) {
+    passed_through.push_back(root);
+  }
+  for (const HloInstruction* p : passed_through) --free_outputs[MatchKey(p->shape())];
+  FindingHeader undonated;
+  undonated.kind = FindingKind::kUndonated;
+  undonated.count = 0;
+  undonated.impact.measure = ImpactMeasure::kMemory;
+  for (const ParameterFinding& p : m.parameters) {
+    if (p.donated() || (p.request && p.request->requested) || p.copied() || !p.bytes || *p.bytes <= 0)
+      continue;
+    if (!p.parameter->shape().IsArray()) continue;
+    if (std::find(passed_through.begin(), passed_through.end(), p.parameter) != passed_through.end())
+      continue;
+    auto it = free_outputs.find(MatchKey(p.parameter->shape()));
+    if (it == free_outputs.end() || it->second <= 0) continue;
+    --it->second;
+    ++undonated.count;
+    undonated.parameters.push_back(&p);
+    undonated.impact.bytes = SatAdd(undonated.impact.bytes, *p.bytes);
+  }
+  if (undonated.count > 0) {
+    undonated.instruction = undonated.parameters.front()->parameter;
+    undonated.gate = Gate::kUndonated;
+    undonated.bytes_per_call = undonated.impact.bytes;
+    if (peak_known) {
+      undonated.peak_before = peak;
+      undonated.peak_after = std::max<int64_t>(0, peak - undonated.impact.bytes);
+    }
+    out->push_back(std::move(undonated));
+  }
+}
+
+void AddPeakTemporaries(const ModuleCheck& m, int64_t peak, std::vector<FindingHeader>* out) {
+  if (!m.memory || !m.memory->temp_peak || peak <= 0) return;
+  for (const LiveValue& v : m.memory->temp_peak->live) {
+    if (v.kind == LiveValueKind::kCopy || !v.value.instruction) continue;  // copies are copy findings
+    if (Share(static_cast<double>(v.bytes), static_cast<double>(peak)) < kPeakTemporaryShare) break;
+    FindingHeader h;
+    h.kind = FindingKind::kPeakTemporary;
+    h.instruction = v.value.instruction;
+    h.source = v.source;
+    SetOrigin(h);
+    h.bytes = v.bytes;
+    h.live = &v;
+    h.impact.measure = ImpactMeasure::kMemory;
+    h.impact.bytes = v.bytes;
+    out->push_back(std::move(h));
+  }
+}
+
+// The entry computes nothing: it returns no array, or only constants (an
+// `.at[].set()` whose result is dropped compiles to nothing). A function
+// that returns an argument unchanged is not this: what XLA does with that
+// buffer (a copy, or the donation it keeps) is the finding.
+bool ComputesNothing(const HloModule& module) {
+  const HloInstruction* root = module.entry_computation()->root_instruction();
+  std::vector<const HloInstruction*> work = {root};
+  int64_t leaves = 0;
+  for (size_t i = 0; i < work.size() && i < 100000; ++i) {
+    const HloInstruction* x = work[i];
+    switch (x->opcode()) {
+      case HloOpcode::kTuple:
+        for (const HloInstruction* o : x->operands()) work.push_back(o);
+        break;
+      case HloOpcode::kBitcast:
+      case HloOpcode::kCopy:
+        work.push_back(x->operands().front());
+        break;
+      case HloOpcode::kConstant:
+        ++leaves;
+        break;
+      default:
+        return false;
+    }
+  }
+  (void)leaves;
+  return true;
+}
+
+void AddNoOutputs(const ModuleCheck& m, std::vector<FindingHeader>* out) {
+  if (!ComputesNothing(*m.module)) return;
+  FindingHeader h;
+  h.kind = FindingKind::kNoOutputs;
+  h.instruction = m.module->entry_computation()->root_instruction();
+  h.source = ResolveSource(*m.module, *h.instruction, m.source_options);
+  h.impact.share = 1;
+  h.stands_out = true;
+  out->push_back(std::move(h));
+}
+
+void Rank(ModuleCheck* check) {
+  const ModuleCheck& m = *check;
+  Answer answer;
+  AnswerBasis& basis = answer.basis;
+  basis.copies = static_cast<int64_t>(
+      std::count_if(m.copies.begin(), m.copies.end(), [](const CopyFinding& c) { return !c.minor; }));
+  basis.collectives = static_cast<int64_t>(m.collectives.size());
+  basis.loops = static_cast<int64_t>(m.loops.size());
+  basis.arguments = static_cast<int64_t>(m.parameters.size());
+  for (const auto& [kernel, t] : m.kernel_times)
+    if (t.seconds > basis.top_kernel_seconds || (t.seconds == basis.top_kernel_seconds && basis.top_kernel &&
+                                                 kernel->name() < basis.top_kernel->name())) {
+      basis.top_kernel = kernel;
+      basis.top_kernel_seconds = t.seconds;
+    }
+  basis.seconds = m.cost.estimated_seconds;
+  for (const CollectiveFinding& c : m.collectives)
+    basis.seconds += EstimateCollectiveSeconds(TargetOf(m), c.total_bytes.value_or(0));
+  if (m.memory && m.memory->device_peak_bytes() > 0) {
+    basis.peak_bytes = m.memory->device_peak_bytes();
+    basis.peak_from_buffer_assignment = true;
+  } else {
+    // Without the buffer assignment, the peak is at least the arguments
+    // and the outputs (per device).
+    int64_t floor = 0;
+    for (const ParameterFinding& p : m.parameters) floor = SatAdd(floor, p.bytes.value_or(0));
+    for (const Shape* s : EntryOutputLeaves(*m.module)) floor = SatAdd(floor, ByteSizeOf(*s).value_or(0));
+    basis.peak_bytes = floor;
+  }
+
+  std::vector<FindingHeader>& r = answer.ranked;
+  AddNoOutputs(m, &r);
+  AddCopies(m, &r);
+  AddCollectives(m, &r);
+  AddLoopScaling(m, &r);
+  AddRelayouts(m, basis.seconds, &r);
+  AddDonations(m, basis.peak_bytes, basis.peak_from_buffer_assignment, &r);
+  AddPeakTemporaries(m, basis.peak_bytes, &r);
+
+  GateSet defaults = DefaultGates();
+  for (FindingHeader& h : r) {
+    if (h.kind == FindingKind::kNoOutputs) continue;
+    h.impact.share = h.impact.measure == ImpactMeasure::kTime
+                         ? Share(h.impact.seconds, basis.seconds)
+                         : Share(static_cast<double>(h.impact.bytes), static_cast<double>(basis.peak_bytes));
+    bool serious =
+        h.grows_with_buffer || (h.gate && defaults.Has(*h.gate)) || h.kind == FindingKind::kDroppedDonation;
+    double floor = kStandsOut;
+    // The communication the program asks for (a psum it wrote, the partial
+    // sums of a sharded contraction: a data-parallel step's gradients) is
+    // named only when it dominates; re-shards and gathers are not asked for.
+    if (h.kind == FindingKind::kCollective) {
+      CollectiveCause cause = h.collectives.front()->cause.cause;
+      if (cause == CollectiveCause::kExplicit || cause == CollectiveCause::kReduction) {
+        floor = kStandsOutExpected;
+        serious = false;
+      } else {
+        serious = true;
+      }
+    }
+    // Memory advice on a small peak is noise: a function's argument is half
+    // of any element-wise function's peak.
+    if ((h.kind == FindingKind::kUndonated || h.kind == FindingKind::kPeakTemporary) &&
+        h.impact.bytes < kMemoryFloorBytes)
+      floor = 2;  // never
+    // Made inside library code: its fix is not the user's, so it leads only
+    // by its size, never by a gate.
+    if (h.library) serious = h.grows_with_buffer;
+    h.stands_out = h.impact.share >= floor || (serious && h.impact.share >= kStandsOutGrowing);
+  }
+  // Standing out first, then by share; ties by bytes, then by the
+  // finding's place (kind order, then the order found): deterministic.
+  std::stable_sort(r.begin(), r.end(), [](const FindingHeader& a, const FindingHeader& b) {
+    if (a.stands_out != b.stands_out) return a.stands_out;
+    if (a.kind == FindingKind::kNoOutputs || b.kind == FindingKind::kNoOutputs)
+      return a.kind == FindingKind::kNoOutputs && b.kind != FindingKind::kNoOutputs;
+    if (a.impact.share != b.impact.share) return a.impact.share > b.impact.share;
+    return a.impact.bytes > b.impact.bytes;
+  });
+  check->answer = std::move(answer);
+}
+
+}  // namespace
+}  // namespace answer_internal
+
+void RankFindings(ModuleCheck* check) { answer_internal::Rank(check); }
+
+}  // namespace hloscope
