@@ -51,8 +51,14 @@ def weight(c):
 
 
 def headline_largest(headline):
+    """The copy the headline names as the largest: its `Largest:` line, or, where the answer leads
+    with that copy (and so prints no `Largest:`), the answer's first line."""
     m = re.search(r"Largest: (\S+)", headline or "")
-    return m.group(1).rstrip(",.;:") if m else None
+    if m:
+        return m.group(1).rstrip(",.;:")
+    first = (headline or "").split("\n", 1)[0]
+    m = re.match(r"[^:]+: (?:\d+ copies \(([^,)]+)|(\S+) copies )", first)
+    return (m.group(1) or m.group(2)) if m else None
 
 
 def human(b):

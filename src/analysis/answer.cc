@@ -142,7 +142,13 @@ void AddLoopScaling(const ModuleCheck& m, std::vector<FindingHeader>* out) {
         continue;  // copies and collectives are headed as such
       }
       h.gate = GateOf(s);
-      h.source = s.source ? s.source : l.source;
+      // A rewrite at the body line that rewrites (the carry's update), not
+      // at the loop's call; a whole read at the kernel's (or its op's) line.
+      h.source = s.source;
+      if (!h.source && s.kind == LoopScaling::Kind::kCarryRewritten && s.carry >= 0 &&
+          s.carry < static_cast<int64_t>(l.carries.size()))
+        h.source = l.carries[static_cast<size_t>(s.carry)].update.source;
+      if (!h.source) h.source = l.source;
       SetOrigin(h);
       h.enclosing_loops = {l.loop};
       h.enclosing_loops.insert(h.enclosing_loops.end(), l.enclosing_loops.begin(), l.enclosing_loops.end());
@@ -282,8 +288,28 @@ void AddDonations(const ModuleCheck& m, int64_t peak, bool peak_known, std::vect
 
 void AddPeakTemporaries(const ModuleCheck& m, int64_t peak, std::vector<FindingHeader>* out) {
   if (!m.memory || !m.memory->temp_peak || peak <= 0) return;
+  // A collective's result live at the peak (the whole array an update
+  // gathered) is that collective's finding: its bytes count there.
+  // Indices, not pointers: the loop below appends to `out`.
+  std::map<const HloInstruction*, size_t> collective_of;
+  for (size_t i = 0; i < out->size(); ++i)
+    if ((*out)[i].kind == FindingKind::kCollective)
+      for (const CollectiveFinding* c : (*out)[i].collectives) {
+        collective_of[c->instruction] = i;
+        collective_of[c->collective] = i;
+      }
   for (const LiveValue& v : m.memory->temp_peak->live) {
     if (v.kind == LiveValueKind::kCopy || !v.value.instruction) continue;  // copies are copy findings
+    const HloInstruction* def = v.value.instruction;
+    // An async collective's value is defined by its -done (or -start).
+    auto it = collective_of.find(def);
+    if (it == collective_of.end() && def->operand_count() == 1)
+      it = collective_of.find(def->operands().front());
+    if (it != collective_of.end()) {
+      FindingHeader& c = (*out)[it->second];
+      c.live_at_peak = SatAdd(c.live_at_peak, v.bytes);
+      continue;
+    }
     if (Share(static_cast<double>(v.bytes), static_cast<double>(peak)) < kPeakTemporaryShare) break;
     FindingHeader h;
     h.kind = FindingKind::kPeakTemporary;
@@ -383,6 +409,14 @@ void Rank(ModuleCheck* check) {
     h.impact.share = h.impact.measure == ImpactMeasure::kTime
                          ? Share(h.impact.seconds, basis.seconds)
                          : Share(static_cast<double>(h.impact.bytes), static_cast<double>(basis.peak_bytes));
+    if (h.live_at_peak > 0) {
+      double memory = Share(static_cast<double>(h.live_at_peak), static_cast<double>(basis.peak_bytes));
+      if (memory > h.impact.share) {
+        h.impact.measure = ImpactMeasure::kMemory;
+        h.impact.share = memory;
+        h.impact.bytes = h.live_at_peak;
+      }
+    }
     bool serious =
         h.grows_with_buffer || (h.gate && defaults.Has(*h.gate)) || h.kind == FindingKind::kDroppedDonation;
     double floor = kStandsOut;
@@ -394,9 +428,22 @@ void Rank(ModuleCheck* check) {
       if (cause == CollectiveCause::kExplicit || cause == CollectiveCause::kReduction) {
         floor = kStandsOutExpected;
         serious = false;
+      } else if (h.collectives.front()->cause.rule == CollectiveRule::kReshardForConsumer &&
+                 h.enclosing_loops.empty()) {
+        // Gathering a sharded operand for its consumer once per call is how
+        // FSDP works: named by its size only.
+        serious = false;
       } else {
         serious = true;
       }
+    }
+    // A move between memory spaces that XLA chose (a TPU prefetch, an
+    // offload) is traffic it scheduled, not a copy the program forced:
+    // named only when it dominates.
+    if (h.kind == FindingKind::kCopy && h.copies.front()->cause.cause == CopyCause::kMemorySpaceMove &&
+        !h.grows_with_buffer) {
+      floor = kStandsOutExpected;
+      serious = false;
     }
     // Memory advice on a small peak is noise: a function's argument is half
     // of any element-wise function's peak.

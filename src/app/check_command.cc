@@ -1,3 +1,8 @@
+// `hloscope check FILE|DIR`: the check of one session, or of each module of
+// a dump folder, in the format asked for.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <algorithm>
 
 #include "hloscope/analysis/scope_filter.h"
@@ -49,9 +54,40 @@ int WriteCheckOutput(const std::vector<const ModuleCheck*>& modules, const Kerne
     CheckTextOptions options{request.filter};
     o << text_preface;
     if (!titles) return RenderCheckText(modules, options, o);
+    // A folder: the modules whose answer stands out first, by the time or
+    // memory of their top finding; modules with nothing to say (JAX's
+    // helper jits: _threefry_split, convert_element_type, …) in one line
+    // at the end. The JSON keeps the dump's order.
+    std::vector<size_t> order, quiet;
     for (size_t i = 0; i < modules.size(); ++i) {
+      const ModuleCheck& m = *modules[i];
+      bool silent = !m.answer.stands_out() && m.answer.basis.copies == 0 && m.collectives.empty();
+      (silent ? quiet : order).push_back(i);
+    }
+    auto weight = [&](size_t i) {
+      const Answer& a = modules[i]->answer;
+      if (!a.stands_out()) return std::make_pair(0, 0.0);
+      const FindingHeader& top = a.ranked.front();
+      return top.impact.measure == ImpactMeasure::kTime
+                 ? std::make_pair(2, top.impact.seconds)
+                 : std::make_pair(1, static_cast<double>(top.impact.bytes));
+    };
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      auto wa = weight(a), wb = weight(b);
+      if ((wa.first > 0) != (wb.first > 0)) return wa.first > 0;
+      return wa.second > wb.second;
+    });
+    for (size_t i : order) {
       o << "\n" << (i < titles->size() ? (*titles)[i] : "") << "\n";
       RenderCheckText({modules[i]}, options, o);
+    }
+    if (!quiet.empty()) {
+      std::vector<std::string> names;
+      for (size_t i : quiet) names.push_back(std::string(modules[i]->module->name()));
+      o << fmt::format(
+          "\n+ {} module{} where nothing stands out and nothing is copied: {} (`check` one of them, "
+          "or --format json, for its detail)\n",
+          quiet.size(), quiet.size() == 1 ? "" : "s", fmt::join(names, ", "));
     }
   };
   r.json = [&](std::ostream& o) {

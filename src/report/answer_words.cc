@@ -31,6 +31,10 @@ std::string Percent(double share) {
 std::string PerDevice(const ModuleCheck& m) { return m.spmd.devices() > 1 ? " per device" : ""; }
 
 std::string ImpactText(const ModuleCheck& m, const FindingHeader& h) {
+  if (h.kind == FindingKind::kCollective && h.impact.measure == ImpactMeasure::kMemory)
+    return fmt::format("its result is {} of the memory peak ({}{}{})", Percent(h.impact.share),
+                       HumanBytes(m.answer.basis.peak_bytes), PerDevice(m),
+                       m.answer.basis.peak_from_buffer_assignment ? "" : ", at least");
   if (h.impact.measure == ImpactMeasure::kMemory)
     return fmt::format("{} of the memory peak ({}{}{})", Percent(h.impact.share),
                        HumanBytes(m.answer.basis.peak_bytes), PerDevice(m),
@@ -40,7 +44,9 @@ std::string ImpactText(const ModuleCheck& m, const FindingHeader& h) {
 
 // "every iteration of while.2 (×1000)", "once per call", "3 times per call".
 std::string HowOften(const FindingHeader& h) {
-  std::string n = h.executions ? fmt::format("{}", *h.executions) : std::string("?");
+  if (!h.executions)
+    return h.enclosing_loops.empty() ? "per call" : fmt::format("in {}", h.enclosing_loops.front()->name());
+  std::string n = fmt::format("{}", *h.executions);
   if (!h.enclosing_loops.empty())
     return fmt::format("every iteration of {} (×{} per call)", h.enclosing_loops.front()->name(), n);
   if (h.executions && *h.executions == 1) return "once per call";
@@ -312,6 +318,10 @@ std::string FindingFix(const ModuleCheck& m, const FindingHeader& h) {
       return DroppedDonationFix(*h.parameters.front());
     case FindingKind::kUndonated:
       return answer_words_internal::UndonatedFix(h);
+    case FindingKind::kCarryRewrite:
+      return "write only what changes: `buf.at[i].set(v)` (or lax.dynamic_update_slice) instead of "
+             "rebuilding "
+             "the whole carry each iteration (jnp.where over it, concatenate, roll)";
     case FindingKind::kNoOutputs:
       return "return what the function computes (`return x.at[i].set(v)`), or assign the update (`x = "
              "x.at[i].set(v)`) before it is used";

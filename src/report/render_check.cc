@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <sstream>
@@ -308,12 +309,19 @@ void RenderCheckText(const std::vector<const ModuleCheck*>& modules, const Check
       out << "  Units: a collective's bytes are what each device in its group sends or receives; the module "
              "does not say how many devices run it (replica_count and num_partitions are 1).\n";
     // The largest copy, unless the answer already leads with it.
-    bool led_by_copy = m.answer.stands_out() && m.answer.ranked.front().kind == FindingKind::kCopy;
+    bool led_by_copy = false;
+    if (m.answer.stands_out() && m.answer.ranked.front().kind == FindingKind::kCopy)
+      for (const CopyFinding* c : m.answer.ranked.front().copies)
+        led_by_copy = led_by_copy || (!m.copies.empty() &&
+                                      c == &*std::find_if(m.copies.begin(), m.copies.end(),
+                                                          [](const CopyFinding& k) { return !k.minor; }));
     if (std::string largest = LargestCopyLine(m); !largest.empty() && !led_by_copy)
       out << fmt::format("  Largest: {}.\n", largest);
     if (std::string growth = GrowthLine(m); !growth.empty())
       out << fmt::format("  Grows with buffer size: {}.\n", growth);
-    if (std::string dropped = DroppedDonationsLine(m); !dropped.empty())
+    bool led_by_donation =
+        m.answer.stands_out() && m.answer.ranked.front().kind == FindingKind::kDroppedDonation;
+    if (std::string dropped = DroppedDonationsLine(m); !dropped.empty() && !led_by_donation)
       out << fmt::format("  Donation dropped: {} (see PARAMETERS).\n", dropped);
     if (!m.copies.empty()) CopiesSection(m, options, out);
     if (!m.collectives.empty()) CollectivesSection(m, out);

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 
@@ -149,12 +150,32 @@ std::string PathToUri(std::string_view path) {
   return out;
 }
 
+// The place of the answer's header that holds `instruction` (its first
+// finding, a member, a kernel or a rewrite), or past the end when none does.
+static size_t AnswerRank(const ModuleCheck& m, const HloInstruction* instruction) {
+  const std::vector<FindingHeader>& ranked = m.answer.ranked;
+  for (size_t i = 0; i < ranked.size(); ++i) {
+    const FindingHeader& h = ranked[i];
+    if (h.instruction == instruction) return i;
+    for (const CopyFinding* c : h.copies)
+      if (c->instruction() == instruction) return i;
+    for (const CollectiveFinding* c : h.collectives)
+      if (c->instruction == instruction) return i;
+    for (const HloInstruction* k : h.kernels)
+      if (k == instruction) return i;
+  }
+  return ranked.size();
+}
+
 void WriteCheckSarif(const std::vector<const ModuleCheck*>& modules, const SarifOptions& options,
                      std::ostream& out) {
   std::vector<Rule> rules = Rules();
   Json results = Json::array();
   std::map<std::string, int> occurrences;
   for (const ModuleCheck* m : modules) {
+    // Each module's results in the answer's order (analysis/answer.h): a
+    // code-scanning view lists what matters first.
+    std::vector<std::pair<size_t, Json>> pending;
     for (const CopyFinding& c : m->copies) {
       if (c.minor || c.total_bytes.value_or(c.bytes.value_or(0)) < options.min_bytes) continue;
       bool in_loop = !c.enclosing_loops.empty();
@@ -195,7 +216,7 @@ void WriteCheckSarif(const std::vector<const ModuleCheck*>& modules, const Sarif
         }
         if (!related.empty()) result["relatedLocations"] = std::move(related);
       }
-      results.push_back(std::move(result));
+      pending.emplace_back(AnswerRank(*m, c.instruction()), std::move(result));
     }
     for (const UpdateFinding& u : m->updates) {
       bool contradicted = u.confirmation.confirmed == false;
@@ -212,8 +233,9 @@ void WriteCheckSarif(const std::vector<const ModuleCheck*>& modules, const Sarif
                     {"bytes_written", Opt(u.bytes_written)},
                     {"executions", Opt(u.executions)},
                     {"library", library}};
-      results.push_back(SarifResult(rules, rule, library ? "note" : "warning", message, u.source,
-                                    u.site.owner(), options, std::move(props), &occurrences));
+      pending.emplace_back(AnswerRank(*m, u.site.owner()),
+                           SarifResult(rules, rule, library ? "note" : "warning", message, u.source,
+                                       u.site.owner(), options, std::move(props), &occurrences));
     }
     // Loop carries rewritten in full every iteration where that grows with
     // the loop's buffer (the full-rewrites gate): at the body line that
@@ -234,9 +256,10 @@ void WriteCheckSarif(const std::vector<const ModuleCheck*>& modules, const Sarif
         Json props = {{"module", Shown(m->module->name())}, {"bytes", Opt(sc.bytes)},
                       {"loop", Shown(l.loop->name())},      {"carry", sc.carry},
                       {"grows_with_buffer", true},          {"library", library}};
-        results.push_back(SarifResult(rules, "update/full-rewrite", library ? "note" : "warning", message, at,
-                                      writer.instruction ? writer.instruction : l.loop, options,
-                                      std::move(props), &occurrences));
+        const HloInstruction* where = writer.instruction ? writer.instruction : l.loop;
+        pending.emplace_back(AnswerRank(*m, where),
+                             SarifResult(rules, "update/full-rewrite", library ? "note" : "warning", message,
+                                         at, where, options, std::move(props), &occurrences));
       }
     // Collectives the partitioner put inside a loop (not the program's own,
     // not sums of partial results): a warning when it grows with the buffer.
@@ -259,10 +282,15 @@ void WriteCheckSarif(const std::vector<const ModuleCheck*>& modules, const Sarif
                     {"hint", Shown(hint)},
                     {"grows_with_buffer", c.grows_with_buffer},
                     {"library", library}};
-      results.push_back(SarifResult(rules, fmt::format("collective/{}", CollectiveCauseName(c.cause.cause)),
-                                    library || !c.grows_with_buffer ? "note" : "warning", message, c.source,
-                                    c.instruction, options, std::move(props), &occurrences));
+      pending.emplace_back(
+          AnswerRank(*m, c.instruction),
+          SarifResult(rules, fmt::format("collective/{}", CollectiveCauseName(c.cause.cause)),
+                      library || !c.grows_with_buffer ? "note" : "warning", message, c.source, c.instruction,
+                      options, std::move(props), &occurrences));
     }
+    std::stable_sort(pending.begin(), pending.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (auto& [rank, result] : pending) results.push_back(std::move(result));
   }
   Json driver = {{"name", "hloscope"},
                  {"version", kHloscopeVersion},

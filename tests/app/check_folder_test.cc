@@ -51,17 +51,15 @@ TEST_F(CheckFolderTest, ListsTheModulesAndChecksEachOptimizedOneWithItsBufferAss
                        "buffer assignment)"),
             std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("== module_0001 jit_loop_dus_donated (f32[1024]) -> f32[1024]  "
-                       "(module_0001.jit_step.cpu_after_optimizations.txt)"),
+  // The module whose answer stands out is shown whole; the clean one (an
+  // update in place, nothing copied) is one line at the end. Its check
+  // against its own dump is in the JSON (the test below).
+  EXPECT_NE(r.out.find("== module_0004 jit_loop_read_after_write"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("== module_0001"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\n+ 1 module where nothing stands out and nothing is copied: jit_loop_dus_donated "),
             std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("== module_0004 jit_loop_read_after_write"), std::string::npos) << r.out;
   // Each module against its own dump, not "not applied: the input holds 2".
-  EXPECT_NE(
-      r.out.find("verdicts checked against XLA's buffer assignment (" +
-                 (dir_ / "module_0001.jit_step.cpu_after_optimizations-buffer-assignment.txt").string()),
-      std::string::npos)
-      << r.out;
   EXPECT_NE(
       r.out.find("verdicts checked against XLA's buffer assignment (" +
                  (dir_ / "module_0004.jit_step.cpu_after_optimizations-buffer-assignment.txt").string()),
@@ -71,7 +69,7 @@ TEST_F(CheckFolderTest, ListsTheModulesAndChecksEachOptimizedOneWithItsBufferAss
   for (size_t at = r.out.find(" confirmed, 0 contradicted"); at != std::string::npos;
        at = r.out.find(" confirmed, 0 contradicted", at + 1))
     ++agreed;
-  EXPECT_EQ(agreed, 2u) << r.out;
+  EXPECT_EQ(agreed, 1u) << r.out;
 }
 
 TEST_F(CheckFolderTest, JsonHasEveryModuleWithItsPathAndGatesCountThemAll) {

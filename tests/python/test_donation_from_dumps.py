@@ -67,7 +67,8 @@ def test_a_donation_xla_dropped_is_named_from_the_dump_folder(hloscope_bin, tmp_
             "it: it still needs its own buffer (see PARAMETERS).") in text
     assert "  0   x              f32[128,256]{1,0}    128.0 KiB  dropped " in text
     assert ("donation asked for (module before optimization: " in text
-            and "but not kept by XLA: no output has its per-device shape and dtype f32[128,256] "
+            and "but not kept by XLA for argument 0 (x): no output has its per-device shape and dtype "
+                "f32[128,256] "
                 "(outputs: f32[1024,256]); XLA reuses a donated buffer only for such an output. Fix: return "
                 "an output with the argument's shape, dtype and sharding (out_shardings = its in_shardings), "
                 "or do not donate it." in text), text

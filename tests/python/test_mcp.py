@@ -57,7 +57,8 @@ def test_an_agent_lists_the_tools_and_gets_check_on_the_bundled_example(hloscope
     module = result.structured_content["modules"][0]
     assert [c["instruction"] for c in module["copies"]][:1] == ["copy.7"]
     text = result.content[0].text
-    assert text.splitlines()[0] == module["headline"]
+    # The text leads with the ranked answer (docs/analysis.md "The answer").
+    assert text.splitlines()[0] == f"{module['name']}: {module['answer']['lead']}."
     assert "copy.7" in text and "read-after-update" in text
 
 

@@ -196,7 +196,7 @@ def test_the_users_own_eager_copy_gets_no_donation_hint(hloscope_bin, tmp_path):
     r = subprocess.run([hloscope_bin, "run", "--fail", "--", sys.executable, str(prog)],
                        capture_output=True, text=True, env=env, timeout=600)
     assert r.returncode == 0, r.stderr
-    assert "jit_copy: 1 copy" in r.stderr
+    assert "In all: 1 copy" in r.stderr
     assert "cause: output-passthrough — the program is JAX's eager copy" in r.stderr
     assert "hint:" not in r.stderr and "donate_arg" not in r.stderr
 

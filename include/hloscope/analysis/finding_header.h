@@ -87,6 +87,9 @@ struct FindingHeader {
   // compiled peak lies between the two — Python's inspect() measures it).
   std::optional<int64_t> peak_before;
   std::optional<int64_t> peak_after;
+  // kCollective: bytes of its results live at the memory peak (a gathered
+  // array the update then writes into); its impact is the larger share.
+  int64_t live_at_peak = 0;
 };
 
 // What the answer was measured against, for "nothing stands out" and the
