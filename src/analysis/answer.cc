@@ -46,6 +46,33 @@ double KernelSeconds(const ModuleCheck& m, const HloInstruction* kernel,
   return EstimateSeconds(TargetOf(m), 0, 0, SatMul(bytes_per_call.value_or(0), int64_t{2}));
 }
 
+// The header of a group of findings (copies, collectives) from its first:
+// counted and summed as the others join it (Count).
+template <typename Finding>
+FindingHeader OpenGroup(FindingKind kind, std::optional<Gate> gate, const HloInstruction* instruction,
+                        const Finding& first) {
+  FindingHeader h;
+  h.kind = kind;
+  h.gate = gate;
+  h.instruction = instruction;
+  h.count = 0;
+  h.source = first.source;
+  SetOrigin(h);
+  h.enclosing_loops = first.enclosing_loops;
+  h.executions = first.executions;
+  h.bytes = first.bytes;
+  h.bytes_per_call = 0;
+  return h;
+}
+
+// One more finding in `h`: its bytes per call join the sum (unknown once
+// any is unknown).
+void Count(FindingHeader& h, std::optional<int64_t> total_bytes) {
+  ++h.count;
+  h.bytes_per_call =
+      total_bytes && h.bytes_per_call ? SatAdd(*h.bytes_per_call, *total_bytes) : std::optional<int64_t>();
+}
+
 void AddCopies(const ModuleCheck& m, std::vector<FindingHeader>* out) {
   // Copies with the same cause, loop, line and shape are one header (a
   // read-after-update copies the buffer twice): the text's COPIES rows.
@@ -57,26 +84,10 @@ void AddCopies(const ModuleCheck& m, std::vector<FindingHeader>* out) {
                         c.enclosing_loops.empty() ? nullptr : c.enclosing_loops.front(), LineKey(c.source),
                         c.shape ? c.shape->ToString() : std::string(), c.bytes.value_or(-1));
     auto [it, fresh] = index.try_emplace(key, out->size());
-    if (fresh) {
-      FindingHeader h;
-      h.kind = FindingKind::kCopy;
-      h.gate = GateOf(c);
-      h.instruction = c.instruction();
-      h.count = 0;
-      h.source = c.source;
-      SetOrigin(h);
-      h.enclosing_loops = c.enclosing_loops;
-      h.executions = c.executions;
-      h.bytes = c.bytes;
-      h.bytes_per_call = 0;
-      h.impact.measure = ImpactMeasure::kTime;
-      out->push_back(std::move(h));
-    }
+    if (fresh) out->push_back(OpenGroup(FindingKind::kCopy, GateOf(c), c.instruction(), c));
     FindingHeader& h = (*out)[it->second];
-    ++h.count;
+    Count(h, c.total_bytes);
     h.copies.push_back(&c);
-    h.bytes_per_call = c.total_bytes && h.bytes_per_call ? SatAdd(*h.bytes_per_call, *c.total_bytes)
-                                                         : std::optional<int64_t>();
     h.grows_with_buffer = h.grows_with_buffer || [&] {
       for (const HloInstruction* loop : c.enclosing_loops)
         if (const LoopFinding* l = m.FindLoop(loop))
@@ -95,25 +106,10 @@ void AddCollectives(const ModuleCheck& m, std::vector<FindingHeader>* out) {
     auto key = std::make_tuple(static_cast<int>(c.cause.cause), static_cast<int>(c.cause.rule),
                                static_cast<int>(c.family), LineKey(c.source));
     auto [it, fresh] = index.try_emplace(key, out->size());
-    if (fresh) {
-      FindingHeader h;
-      h.kind = FindingKind::kCollective;
-      h.gate = GateOf(c);
-      h.instruction = c.instruction;
-      h.count = 0;
-      h.source = c.source;
-      SetOrigin(h);
-      h.enclosing_loops = c.enclosing_loops;
-      h.executions = c.executions;
-      h.bytes = c.bytes;
-      h.bytes_per_call = 0;
-      out->push_back(std::move(h));
-    }
+    if (fresh) out->push_back(OpenGroup(FindingKind::kCollective, GateOf(c), c.instruction, c));
     FindingHeader& h = (*out)[it->second];
-    ++h.count;
+    Count(h, c.total_bytes);
     h.collectives.push_back(&c);
-    h.bytes_per_call = c.total_bytes && h.bytes_per_call ? SatAdd(*h.bytes_per_call, *c.total_bytes)
-                                                         : std::optional<int64_t>();
     h.grows_with_buffer = h.grows_with_buffer || c.grows_with_buffer;
     h.impact.seconds += EstimateCollectiveSeconds(TargetOf(m), c.total_bytes.value_or(0));
     h.impact.bytes = SatAdd(h.impact.bytes, c.total_bytes.value_or(0));
@@ -206,6 +202,44 @@ void AddRelayouts(const ModuleCheck& m, double total_seconds, std::vector<Findin
                                  l->enclosing_loops.end());
       }
     }
+    h.bytes_per_call = h.impact.bytes;
+    out->push_back(std::move(h));
+  }
+}
+
+// The last segment of an op_name: "jit(f)/vmap(vmap())/scatter" → "scatter".
+std::string_view LastOpSegment(std::string_view op_name) {
+  size_t slash = op_name.rfind('/');
+  return slash == std::string_view::npos ? op_name : op_name.substr(slash + 1);
+}
+
+// Loops XLA made, not the program: JAX lowers every loop it writes
+// (lax.while_loop, fori_loop, scan, map) to its `while` primitive, whose
+// op_name ends in "while"; a while named after another op (XLA's scatter
+// expander on TPU turns a vmapped dynamic_update_slice into one) runs that
+// op one step at a time. Loops without metadata (hand-written HLO) are not
+// judged.
+void AddSerialLoops(const ModuleCheck& m, std::vector<FindingHeader>* out) {
+  for (const LoopFinding& l : m.loops) {
+    const OpMetadata* md = l.loop->metadata();
+    if (!md || md->op_name.empty()) continue;
+    std::string_view last = LastOpSegment(md->op_name);
+    if (last.rfind("while", 0) == 0 || last == "scan" || last == "fori_loop" || last == "map") continue;
+    if (!l.trip_count || *l.trip_count < 2) continue;
+    FindingHeader h;
+    h.kind = FindingKind::kSerialLoop;
+    h.instruction = l.loop;
+    h.source = l.source;
+    SetOrigin(h);
+    h.enclosing_loops = l.enclosing_loops;
+    h.executions = l.executions;
+    h.loop = &l;
+    // The loop's work: every kernel whose innermost loop is it.
+    for (const auto& [kernel, t] : m.kernel_times)
+      if (t.loop == l.loop) {
+        h.impact.seconds += t.seconds;
+        h.impact.bytes = SatAdd(h.impact.bytes, t.bytes);
+      }
     h.bytes_per_call = h.impact.bytes;
     out->push_back(std::move(h));
   }
@@ -400,6 +434,7 @@ void Rank(ModuleCheck* check) {
   AddCollectives(m, &r);
   AddLoopScaling(m, &r);
   AddRelayouts(m, basis.seconds, &r);
+  AddSerialLoops(m, &r);
   AddDonations(m, basis.peak_bytes, basis.peak_from_buffer_assignment, &r);
   AddPeakTemporaries(m, basis.peak_bytes, &r);
 
@@ -417,8 +452,8 @@ void Rank(ModuleCheck* check) {
         h.impact.bytes = h.live_at_peak;
       }
     }
-    bool serious =
-        h.grows_with_buffer || (h.gate && defaults.Has(*h.gate)) || h.kind == FindingKind::kDroppedDonation;
+    bool serious = h.grows_with_buffer || (h.gate && defaults.Has(*h.gate)) ||
+                   h.kind == FindingKind::kDroppedDonation || h.kind == FindingKind::kSerialLoop;
     double floor = kStandsOut;
     // The communication the program asks for (a psum it wrote, the partial
     // sums of a sharded contraction: a data-parallel step's gradients) is

@@ -182,6 +182,20 @@ std::string TemporaryLead(const ModuleCheck& m, const FindingHeader& h) {
                      ImpactText(m, h));
 }
 
+std::string SerialLoopLead(const ModuleCheck& m, const FindingHeader& h) {
+  const LoopFinding& l = *h.loop;
+  const OpMetadata* md = l.loop->metadata();
+  std::string op = md ? CUnescape(md->op_name) : std::string();
+  size_t slash = op.rfind('/');
+  std::string last = slash == std::string::npos ? op : op.substr(slash + 1);
+  return fmt::format(
+      "XLA made a serial loop: the {}{} runs as {}, {} iterations one after another ({}; op_name {}) — {} "
+      "moved "
+      "per call{}, {}",
+      Shown(last), At(h.source), l.loop->name(), *l.trip_count, TripCountSourceName(l.trip_count_source),
+      Shown(op), HumanBytes(h.impact.bytes), PerDevice(m), ImpactText(m, h));
+}
+
 std::string NoOutputsLead(const ModuleCheck& m) {
   const HloComputation* entry = m.module->entry_computation();
   int64_t unused = 0, params = 0;
@@ -264,6 +278,8 @@ std::string_view FindingKindName(FindingKind kind) {
       return "undonated";
     case FindingKind::kPeakTemporary:
       return "peak-temporary";
+    case FindingKind::kSerialLoop:
+      return "serial-loop";
   }
   return "?";
 }
@@ -292,6 +308,8 @@ std::string FindingLead(const ModuleCheck& m, const FindingHeader& h) {
       return UndonatedLead(m, h);
     case FindingKind::kPeakTemporary:
       return TemporaryLead(m, h);
+    case FindingKind::kSerialLoop:
+      return SerialLoopLead(m, h);
   }
   return "";
 }

@@ -21,6 +21,15 @@ std::vector<std::string> OutputShapes(const ModuleCheck& m) {
   return out;
 }
 
+// "a, b, c, … 4 more" (at most `shown` named), or "none".
+std::string Listed(const std::vector<std::string>& items, size_t shown) {
+  if (items.empty()) return "none";
+  std::string text = fmt::format(
+      "{}", fmt::join(items.begin(), items.begin() + static_cast<long>(std::min(items.size(), shown)), ", "));
+  if (items.size() > shown) text += fmt::format(", … {} more", items.size() - shown);
+  return text;
+}
+
 }  // namespace
 
 std::string DonationColumn(const ParameterFinding& p) {
@@ -32,16 +41,7 @@ std::string DroppedDonationReason(const ModuleCheck& m, const ParameterFinding& 
   if (!p.request || !p.request->dropped) return "";
   std::string shape = p.parameter->shape().ToString(false);
   if (*p.request->dropped == DroppedDonation::kNoOutputOfShape) {
-    std::vector<std::string> outputs = OutputShapes(m);
-    constexpr size_t kShown = 6;
-    std::string listed =
-        outputs.empty()
-            ? "none"
-            : fmt::format(
-                  "{}",
-                  fmt::join(outputs.begin(),
-                            outputs.begin() + static_cast<long>(std::min(outputs.size(), kShown)), ", "));
-    if (outputs.size() > kShown) listed += fmt::format(", … {} more", outputs.size() - kShown);
+    std::string listed = Listed(OutputShapes(m), 6);
     return fmt::format(
         "no output has its per-device shape and dtype {} (outputs: {}); XLA reuses a donated buffer only "
         "for such an output",
@@ -60,21 +60,9 @@ std::string DroppedDonationsReason(const ModuleCheck& m, const std::vector<const
     std::string s = p->parameter->shape().ToString(false);
     if (std::find(shapes.begin(), shapes.end(), s) == shapes.end()) shapes.push_back(s);
   }
-  constexpr size_t kShown = 4;
-  std::string listed = fmt::format(
-      "{}",
-      fmt::join(shapes.begin(), shapes.begin() + static_cast<long>(std::min(shapes.size(), kShown)), ", "));
-  if (shapes.size() > kShown) listed += fmt::format(", … {} more", shapes.size() - kShown);
+  std::string listed = Listed(shapes, 4);
   if (*group.front()->request->dropped == DroppedDonation::kNoOutputOfShape) {
-    std::vector<std::string> outputs = OutputShapes(m);
-    std::string out =
-        outputs.empty()
-            ? "none"
-            : fmt::format(
-                  "{}",
-                  fmt::join(outputs.begin(),
-                            outputs.begin() + static_cast<long>(std::min(outputs.size(), kShown)), ", "));
-    if (outputs.size() > kShown) out += fmt::format(", … {} more", outputs.size() - kShown);
+    std::string out = Listed(OutputShapes(m), 4);
     return fmt::format(
         "no output has their per-device shapes and dtypes ({}; outputs: {}); XLA reuses a donated buffer "
         "only "

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "hloscope/report/answer_words.h"
 #include "hloscope/report/donation_words.h"
 #include "hloscope/report/enum_names.h"
 #include "hloscope/report/wording.h"
@@ -125,12 +126,24 @@ std::string PeakText(const MemorySpaceUsage& s) {
 void RenderModule(const ModuleCheck& m, std::ostream& out) {
   out << fmt::format("module {}\n", Shown(m.module->name()));
   if (!m.memory) {
-    out << "  no buffer assignment: compile with --xla_dump_to (or use hloscope.memory() in Python) for the "
-           "memory XLA reserves\n";
+    out << "  no buffer assignment: compile with --xla_dump_to (or, in Python, hloscope.inspect(f, *args): "
+           "its "
+           "modules' .memory) for the memory XLA reserves\n";
     return;
   }
   const MemoryUsage& u = *m.memory;
   out << fmt::format("  from {}\n", Shown(m.buffer_assignment_path));
+  // The answer's memory findings first (analysis/answer.h): what makes the
+  // peak and what would cut it, a dropped donation included.
+  size_t told = 0;
+  for (const FindingHeader& h : m.answer.ranked) {
+    if (!h.stands_out || told == 3) break;
+    if (h.impact.measure != ImpactMeasure::kMemory) continue;
+    out << fmt::format("  {} {}.\n", told == 0 ? "Answer:" : "Then:  ", FindingLead(m, h));
+    if (std::string fix = FindingFix(m, h); !fix.empty() && told == 0)
+      out << fmt::format("    Fix: {}.\n", fix);
+    ++told;
+  }
   for (const MemorySpaceUsage& s : u.spaces) {
     std::string space = s.color == 0 ? "device memory"
                         : s.host     ? "host memory"

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include "check_test_util.h"
 
 namespace hloscope {
@@ -158,6 +160,61 @@ TEST(AnswerTest, SmallMemoryFindingsDoNotStandOut) {
   EXPECT_FALSE(m.answer.stands_out());
   EXPECT_EQ(m.answer.basis.arguments, 1);
   EXPECT_EQ(m.answer.basis.copies, 0);
+}
+
+// A while named after a scatter, not JAX's `while`: XLA expanded the
+// scatter into a serial loop of 100 iterations. A JAX loop of the same
+// shape (op_name ".../while") is not one.
+constexpr char kSerialLoop[] = R"(
+HloModule jit_vdus, is_scheduled=true
+%body (t: (s32[], f32[100,64])) -> (s32[], f32[100,64]) {
+  %t = (s32[], f32[100,64]{1,0}) parameter(0)
+  %i = s32[] get-tuple-element(%t), index=0
+  %b = f32[100,64]{1,0} get-tuple-element(%t), index=1
+  %row = f32[1,64]{1,0} broadcast(%one.f), dimensions={}
+  %one.f = f32[] constant(1)
+  %z = s32[] constant(0)
+  %b2 = f32[100,64]{1,0} dynamic-update-slice(%b, %row, %i, %z)
+  %one = s32[] constant(1)
+  %next = s32[] add(%i, %one)
+  ROOT %r = (s32[], f32[100,64]{1,0}) tuple(%next, %b2)
+}
+%cond (t: (s32[], f32[100,64])) -> pred[] {
+  %t = (s32[], f32[100,64]{1,0}) parameter(0)
+  %i = s32[] get-tuple-element(%t), index=0
+  %n = s32[] constant(100)
+  ROOT %lt = pred[] compare(%i, %n), direction=LT
+}
+ENTRY %main (b: f32[100,64]) -> (s32[], f32[100,64]) {
+  %b = f32[100,64]{1,0} parameter(0)
+  %z = s32[] constant(0)
+  %init = (s32[], f32[100,64]{1,0}) tuple(%z, %b)
+  ROOT %w = (s32[], f32[100,64]{1,0}) while(%init), condition=%cond, body=%body, metadata={op_name="jit(f)/vmap(vmap())/OPNAME" source_file="f.py" source_line=3}
+}
+)";
+
+std::string WithOpName(std::string text, const std::string& op) {
+  text.replace(text.find("OPNAME"), 6, op);
+  return text;
+}
+
+TEST(AnswerTest, ALoopNamedAfterAScatterIsASerialLoopXlaMade) {
+  auto module = ParseOne(WithOpName(kSerialLoop, "scatter"));
+  ModuleCheck m = Check(*module);
+  const FindingHeader* serial = nullptr;
+  for (const FindingHeader& h : m.answer.ranked)
+    if (h.kind == FindingKind::kSerialLoop) serial = &h;
+  ASSERT_NE(serial, nullptr);
+  EXPECT_EQ(serial->instruction->name(), "w");
+  ASSERT_TRUE(serial->source.has_value());
+  EXPECT_EQ(serial->source->line, 3);
+  EXPECT_TRUE(serial->stands_out);
+}
+
+TEST(AnswerTest, AJaxLoopIsNoSerialLoop) {
+  auto module = ParseOne(WithOpName(kSerialLoop, "while"));
+  ModuleCheck m = Check(*module);
+  for (const FindingHeader& h : m.answer.ranked) EXPECT_NE(h.kind, FindingKind::kSerialLoop);
 }
 
 }  // namespace

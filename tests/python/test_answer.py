@@ -366,3 +366,51 @@ def test_attention_over_a_whole_cache_leads_with_its_growing_read():
     assert top["source"]["line"] in (first + 3, first + 4)
     _, fixed = _inspect(_decode_window, *args, donate_argnums=0)
     assert all(f["kind"] != "growing-read" for f in fixed.answer["findings"])
+
+
+# -- a loop XLA made --------------------------------------------------------------------------------
+
+_VMAPPED_DUS = r'''
+import json, sys, warnings
+import jax, jax.numpy as jnp
+import hloscope
+
+def vmapped(bufs, rows, idx):          # a row into each of 100 buffers, at its own index
+    return jax.vmap(lambda b, r, i: jax.lax.dynamic_update_slice(b, r[None], (i, 0)))(bufs, rows, idx)
+
+def selected(bufs, rows, idx):         # the same rows, written by a select over every position
+    hit = jnp.arange(bufs.shape[1])[None, :, None] == idx[:, None, None]
+    return jnp.where(hit, rows[:, None, :], bufs)
+
+args = (jnp.zeros((100, 512, 128)), jnp.ones((100, 128)), jnp.arange(100, dtype=jnp.int32))
+out = {}
+for name, fn in (("vmapped", vmapped), ("selected", selected)):
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            r = hloscope.inspect(jax.jit(fn, donate_argnums=0), *args, target="tpu-v5e")
+    except hloscope.TargetUnavailable as e:
+        print(json.dumps({"unavailable": str(e)}))
+        sys.exit(0)
+    m = r.modules[0]
+    out[name] = {"findings": m.answer["findings"], "lead": m.answer["lead"],
+                 "whiles": [(l.instruction, l.trip_count, l.source.op_name if l.source else None)
+                            for l in m.loops]}
+print(json.dumps(out))
+'''
+
+
+def test_a_scatter_xla_made_into_a_serial_loop_leads_on_tpu():
+    from conftest import run_program_json
+    out = run_program_json(_VMAPPED_DUS)
+    v = out["vmapped"]
+    # XLA's truth: the optimized module has a 100-iteration while named after the scatter.
+    assert any(trips == 100 and op and op.endswith("/scatter") for _, trips, op in v["whiles"]), v["whiles"]
+    top = v["findings"][0]
+    assert top["kind"] == "serial-loop" and top["stands_out"], v["lead"]
+    assert v["lead"].startswith("XLA made a serial loop: the scatter at "), v["lead"]
+    assert top["source"]["line"] == 7  # the vmapped dynamic_update_slice (the program's line 7)
+    # Ablation: the select makes no loop, and nothing serial is reported.
+    s = out["selected"]
+    assert not s["whiles"]
+    assert all(f["kind"] != "serial-loop" for f in s["findings"])

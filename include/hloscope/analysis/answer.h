@@ -9,8 +9,8 @@
 // for memory (a temporary live at the peak, donations dropped or not
 // asked for). A finding stands out at kStandsOut of either, or at
 // kStandsOutGrowing when it grows with a loop's buffer, breaks a default
-// gate, is a donation XLA dropped or a collective the program did not ask
-// for (a gather, a re-shard); a function with no outputs always does.
+// gate, is a donation XLA dropped, a loop XLA made or a collective the
+// program did not ask for (a gather, a re-shard); a function with no outputs always does.
 // Collectives the program asks for need kStandsOutExpected, memory
 // findings kMemoryFloorBytes.
 #ifndef HLOSCOPE_ANALYSIS_ANSWER_H_

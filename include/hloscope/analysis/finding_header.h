@@ -41,8 +41,9 @@ enum class FindingKind : uint8_t {
   kDroppedDonation,  // donations the program asked for and XLA did not keep
   kUndonated,        // arguments not donated while outputs of their shape are made
   kPeakTemporary,    // a temporary that makes up much of the memory peak
+  kSerialLoop,       // a loop XLA made (a scatter expanded into a while): the op runs one step at a time
 };
-inline constexpr int kFindingKinds = 9;
+inline constexpr int kFindingKinds = 10;
 
 enum class ImpactMeasure : uint8_t {
   kTime,    // share of the call's estimated time (roofline), collectives included
