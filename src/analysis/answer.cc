@@ -494,8 +494,14 @@ void Rank(ModuleCheck* check) {
   // finding's place (kind order, then the order found): deterministic.
   std::stable_sort(r.begin(), r.end(), [](const FindingHeader& a, const FindingHeader& b) {
     if (a.stands_out != b.stands_out) return a.stands_out;
-    if (a.kind == FindingKind::kNoOutputs || b.kind == FindingKind::kNoOutputs)
-      return a.kind == FindingKind::kNoOutputs && b.kind != FindingKind::kNoOutputs;
+    // A function that computes nothing, then donations the program asked
+    // for and XLA refused (the request names what the user expected; an
+    // out_shardings mistake drops every one and re-gathers the outputs,
+    // and the gathers follow), then by share.
+    auto first = [](const FindingHeader& h) {
+      return h.kind == FindingKind::kNoOutputs ? 0 : h.kind == FindingKind::kDroppedDonation ? 1 : 2;
+    };
+    if (first(a) != first(b)) return first(a) < first(b);
     if (a.impact.share != b.impact.share) return a.impact.share > b.impact.share;
     return a.impact.bytes > b.impact.bytes;
   });

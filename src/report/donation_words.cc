@@ -95,9 +95,15 @@ std::string DroppedDonationsLine(const ModuleCheck& m) {
   }
   if (args.empty()) return "";
   bool one = args.size() == 1;
-  return fmt::format("{}, {}{}, {} donated, but XLA could not reuse {}: {} still needs its own buffer",
-                     fmt::join(args, ", "), HumanBytes(bytes), m.spmd.devices() > 1 ? " per device" : "",
-                     one ? "was" : "were", one ? "it" : "them", one ? "it" : "each");
+  // A train state drops every leaf at once: four names and a count.
+  constexpr size_t kNamed = 4;
+  std::string who = args.size() <= kNamed ? fmt::format("{}", fmt::join(args, ", "))
+                                          : fmt::format("{} arguments: {} and {} more", args.size(),
+                                                        fmt::join(args.begin(), args.begin() + kNamed, ", "),
+                                                        args.size() - kNamed);
+  return fmt::format("{}, {}{}, {} donated, but XLA could not reuse {}: {} still needs its own buffer", who,
+                     HumanBytes(bytes), m.spmd.devices() > 1 ? " per device" : "", one ? "was" : "were",
+                     one ? "it" : "them", one ? "it" : "each");
 }
 
 std::string AliasedOutputsText(const ParameterFinding& p) {

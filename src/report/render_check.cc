@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "hloscope/analysis/cause_catalog.h"
 #include "hloscope/analysis/source_origin.h"
 #include "hloscope/ir/computation.h"
 #include "hloscope/report/answer_words.h"
@@ -211,7 +212,25 @@ void ParametersSection(const ModuleCheck& m, std::ostream& out) {
   out << (m.spmd.devices() > 1 ? "\nPARAMETERS (shapes and bytes per device)\n" : "\nPARAMETERS\n");
   std::vector<std::pair<const ParameterFinding*, std::vector<const ParameterFinding*>>> dropped;
   std::map<std::string, size_t> dropped_of;
+  // Many arguments (a train state's leaves): the ones with nothing more to
+  // say than their donation column — not copied, no output in their
+  // buffer, no saving — are one line per column after the others.
+  constexpr size_t kListedParameters = 12;
+  bool collapse = m.parameters.size() > kListedParameters;
+  std::map<std::string, std::pair<std::vector<const ParameterFinding*>, int64_t>> plain;
   for (const ParameterFinding& p : m.parameters) {
+    if (collapse && !p.copied() && AliasedOutputsText(p).empty() && DonationSavesText(m, p).empty()) {
+      auto& [members, bytes] = plain[DonationColumn(p)];
+      members.push_back(&p);
+      bytes = SatAdd(bytes, p.bytes.value_or(0));
+      if (p.request && p.request->dropped) {
+        std::string key = DroppedDonationFix(p);
+        auto [it, fresh] = dropped_of.try_emplace(key, dropped.size());
+        if (fresh) dropped.push_back({&p, {}});
+        dropped[it->second].second.push_back(&p);
+      }
+      continue;
+    }
     std::vector<std::string> names;
     for (const HloPosition& c : p.copies) names.push_back(std::string(c.instruction->name()));
     std::string copied = p.copied() ? fmt::format("copied ({})", fmt::join(names, ", ")) : "not copied";
@@ -228,6 +247,15 @@ void ParametersSection(const ModuleCheck& m, std::ostream& out) {
       if (fresh) dropped.push_back({&p, {}});
       dropped[it->second].second.push_back(&p);
     }
+  }
+  for (const auto& [column, group] : plain) {
+    const auto& [members, bytes] = group;
+    std::vector<std::string> names;
+    for (size_t i = 0; i < members.size() && i < 3; ++i) names.push_back(ArgumentName(members[i]->parameter));
+    out << fmt::format(
+        "  + {} argument{} {}, not copied, {} together: {}{}\n", members.size(),
+        members.size() == 1 ? "" : "s", column, HumanBytes(bytes), fmt::join(names, ", "),
+        members.size() > 3 ? fmt::format(" and {} more (--format json lists each)", members.size() - 3) : "");
   }
   // A dropped donation's reason and fix once for every argument that
   // shares them (an FSDP step drops 50 at once, for one reason).
@@ -247,42 +275,34 @@ void ParametersSection(const ModuleCheck& m, std::ostream& out) {
 
 void CollectivesSection(const ModuleCheck& m, std::ostream& out) {
   out << "\nCOLLECTIVES (bytes per device, by bytes per call)\n";
-  // Collectives with the same cause, family, loop, line and shape are one
-  // row with a count, as copies are: an FSDP step's 73 re-shards of the
-  // same kind read as a few rows.
-  struct Row {
-    std::vector<const CollectiveFinding*> members;
-    std::optional<int64_t> total;
-  };
-  std::vector<Row> rows;
-  std::map<std::string, size_t> row_of;
-  for (const CollectiveFinding& c : m.collectives) {
-    std::string key = fmt::format(
-        "{}\n{}\n{}\n{}\n{}\n{}\n{}", CollectiveCauseName(c.cause.cause), CollectiveCauseDetail(c),
-        CollectiveFamilyName(c.family), c.enclosing_loops.empty() ? "" : c.enclosing_loops.front()->name(),
-        SourceText(c.source), c.shape ? c.shape->ToString() : "?", c.bytes.value_or(-1));
-    auto [it, fresh] = row_of.try_emplace(key, rows.size());
-    if (fresh) rows.push_back({{}, 0});
-    Row& row = rows[it->second];
-    row.members.push_back(&c);
-    row.total = SatAdd(row.total, c.total_bytes);
-  }
-  for (const Row& row : rows) {
-    const CollectiveFinding& c = *row.members.front();
-    size_t n = row.members.size();
+  // One row per header of the answer (analysis/answer.h): collectives of
+  // one cause and rule, family and line together, with a count — an FSDP
+  // step's 72 re-shards of its outputs are one row; the JSON lists each.
+  std::vector<const FindingHeader*> rows;
+  for (const FindingHeader& h : m.answer.ranked)
+    if (h.kind == FindingKind::kCollective) rows.push_back(&h);
+  std::stable_sort(rows.begin(), rows.end(), [](const FindingHeader* a, const FindingHeader* b) {
+    return a->bytes_per_call.value_or(-1) > b->bytes_per_call.value_or(-1);
+  });
+  for (const FindingHeader* h : rows) {
+    const CollectiveFinding& c = *h->collectives.front();
+    size_t n = h->collectives.size();
+    bool uniform = std::all_of(h->collectives.begin(), h->collectives.end(),
+                               [&](const CollectiveFinding* k) { return k->bytes == c.bytes; });
     std::string where =
         c.enclosing_loops.empty() ? "entry" : fmt::format("in {}", c.enclosing_loops.front()->name());
     std::string name =
         n == 1 ? std::string(c.instruction->name()) : fmt::format("{} (+{})", c.instruction->name(), n - 1);
     out << fmt::format("  {:<22} {:<18} {:>9} × {:<5} = {:>9}   {:<16} {}\n", name,
                        CollectiveFamilyName(c.family), HumanBytes(c.bytes),
-                       ExecutionsText(c.executions, c.executions_upper_bound), HumanBytes(c.total_bytes),
+                       ExecutionsText(c.executions, c.executions_upper_bound), HumanBytes(h->bytes_per_call),
                        where, SourceText(c.source));
     if (n > 1) {
       std::vector<std::string_view> names;
-      for (const CollectiveFinding* k : row.members) names.push_back(k->instruction->name());
-      out << fmt::format("  {:<22} {} collectives: {} — {} per device per call together\n", "", n,
-                         fmt::join(names, ", "), HumanBytes(row.total));
+      for (size_t i = 0; i < n && i < 6; ++i) names.push_back(h->collectives[i]->instruction->name());
+      out << fmt::format("  {:<22} {} collectives{}: {}{} — {} per device per call together\n", "", n,
+                         uniform ? "" : " (the first's bytes shown)", fmt::join(names, ", "),
+                         n > 6 ? fmt::format(" and {} more", n - 6) : "", HumanBytes(h->bytes_per_call));
     }
     out << fmt::format("  {:<22} over {}; {}\n", "", CollectiveGroupText(c),
                        c.shape ? c.shape->ToString() : std::string("?"));

@@ -414,3 +414,71 @@ def test_a_scatter_xla_made_into_a_serial_loop_leads_on_tpu():
     s = out["selected"]
     assert not s["whiles"]
     assert all(f["kind"] != "serial-loop" for f in s["findings"])
+
+
+# -- an FSDP step with one out_shardings mistake: short, and the dropped donations first -----------
+
+_FSDP = r'''
+import json, os, warnings
+os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=8"
+import jax, jax.numpy as jnp
+from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
+import hloscope
+
+mesh = Mesh(jax.devices()[:8], ("fsdp",))
+shard, repl = NamedSharding(mesh, P("fsdp")), NamedSharding(mesh, P())
+L, D = 4, 256
+params = {f"l{i}": {"w1": jnp.ones((D, 4 * D)) * .01, "b1": jnp.zeros((4 * D,)), "w2": jnp.ones((4 * D, D)) * .01,
+                    "b2": jnp.zeros((D,)), "g": jnp.ones((D,)), "wq": jnp.ones((D, D)) * .01} for i in range(L)}
+state = {"params": params, "m": jax.tree_util.tree_map(jnp.zeros_like, params),
+         "v": jax.tree_util.tree_map(jnp.zeros_like, params)}
+state_sh = jax.tree_util.tree_map(lambda a: shard, state)
+state = jax.device_put(state, state_sh)
+x = jax.device_put(jnp.ones((64, D)), NamedSharding(mesh, P("fsdp", None)))
+
+def loss(p, x):
+    h = x
+    for i in range(L):
+        l = p[f"l{i}"]
+        h = h * l["g"]
+        h = h + jnp.tanh(h @ l["wq"])
+        h = h + jax.nn.gelu(h @ l["w1"] + l["b1"]) @ l["w2"] + l["b2"]
+    return jnp.mean(h ** 2)
+
+def step(state, x):
+    g = jax.grad(loss)(state["params"], x)
+    m = jax.tree_util.tree_map(lambda m, g: 0.9 * m + 0.1 * g, state["m"], g)
+    v = jax.tree_util.tree_map(lambda v, g: 0.99 * v + 0.01 * g * g, state["v"], g)
+    p = jax.tree_util.tree_map(lambda p, m, v: p - 1e-3 * m / (jnp.sqrt(v) + 1e-8), state["params"], m, v)
+    return {"params": p, "m": m, "v": v}
+
+out = {}
+for name, out_sh in (("mistake", repl), ("fixed", state_sh)):
+    j = jax.jit(step, in_shardings=(state_sh, x.sharding), out_shardings=out_sh, donate_argnums=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ma = j.lower(state, x).compile().memory_analysis()
+        r = hloscope.inspect(j, state, x)
+    m = r.modules[0]
+    out[name] = {"text": str(r), "top": m.answer["findings"][0]["kind"] if m.answer["findings"] else None,
+                 "dropped": sum(1 for p in m.parameters if p.donation_dropped),
+                 "alias": ma.alias_size_in_bytes}
+print(json.dumps(out))
+'''
+
+
+def test_an_fsdp_step_with_an_out_shardings_mistake_is_short_and_leads_with_the_dropped_donations():
+    from conftest import run_program_json
+    out = run_program_json(_FSDP)
+    mistake, fixed = out["mistake"], out["fixed"]
+    # XLA's truth: with replicated outputs it aliases nothing; with the fix it aliases the state.
+    assert mistake["alias"] == 0 and fixed["alias"] > 0
+    assert mistake["dropped"] == 72 and fixed["dropped"] == 0
+    lines = mistake["text"].splitlines()
+    assert lines[0].startswith("jit_step: 72 arguments: state["), lines[0]
+    assert "was donated" not in lines[0] and "were donated, but XLA could not reuse them" in lines[0]
+    assert lines[1].startswith("  Fix: return an output with the argument's shape, dtype and sharding "
+                               "(out_shardings = its in_shardings)")
+    # The budget: one screen by default (was 531 lines for such a step), every fact in the JSON.
+    assert len(lines) <= 80, len(lines)
+    assert fixed["top"] != "dropped-donation"
