@@ -485,6 +485,10 @@ void Rank(ModuleCheck* check) {
     if ((h.kind == FindingKind::kUndonated || h.kind == FindingKind::kPeakTemporary) &&
         h.impact.bytes < kMemoryFloorBytes)
       floor = 2;  // never
+    // One argument not donated is any element-wise function's (JAX's eager
+    // helpers too: jnp.ones(...) * 0.01 compiles to jit_multiply); a train
+    // state is several.
+    if (h.kind == FindingKind::kUndonated && h.count < 2) floor = 2;
     // Made inside library code: its fix is not the user's, so it leads only
     // by its size, never by a gate.
     if (h.library) serious = h.grows_with_buffer;

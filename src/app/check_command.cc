@@ -54,8 +54,8 @@ int WriteCheckOutput(const std::vector<const ModuleCheck*>& modules, const Kerne
     CheckTextOptions options{request.filter};
     o << text_preface;
     if (!titles) return RenderCheckText(modules, options, o);
-    // A folder: the modules whose answer stands out first, by the time or
-    // memory of their top finding; modules with nothing to say (JAX's
+    // A folder: the modules whose answer stands out first, by their work
+    // per call; modules with nothing to say (JAX's
     // helper jits: _threefry_split, convert_element_type, …) in one line
     // at the end. The JSON keeps the dump's order.
     std::vector<size_t> order, quiet;
@@ -64,18 +64,14 @@ int WriteCheckOutput(const std::vector<const ModuleCheck*>& modules, const Kerne
       bool silent = !m.answer.stands_out() && m.answer.basis.copies == 0 && m.collectives.empty();
       (silent ? quiet : order).push_back(i);
     }
-    auto weight = [&](size_t i) {
-      const Answer& a = modules[i]->answer;
-      if (!a.stands_out()) return std::make_pair(0, 0.0);
-      const FindingHeader& top = a.ranked.front();
-      return top.impact.measure == ImpactMeasure::kTime
-                 ? std::make_pair(2, top.impact.seconds)
-                 : std::make_pair(1, static_cast<double>(top.impact.bytes));
-    };
+    // Standing out first; then the module with more work per call (the
+    // user's step, not JAX's eager helpers), whatever its top finding's
+    // measure.
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-      auto wa = weight(a), wb = weight(b);
-      if ((wa.first > 0) != (wb.first > 0)) return wa.first > 0;
-      return wa.second > wb.second;
+      const Answer& x = modules[a]->answer;
+      const Answer& y = modules[b]->answer;
+      if (x.stands_out() != y.stands_out()) return x.stands_out();
+      return x.basis.seconds > y.basis.seconds;
     });
     for (size_t i : order) {
       o << "\n" << (i < titles->size() ? (*titles)[i] : "") << "\n";
