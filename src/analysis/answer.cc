@@ -163,13 +163,25 @@ void AddLoopScaling(const ModuleCheck& m, std::vector<FindingHeader>* out) {
     }
 }
 
+// A kernel that changes a layout: a transpose or a layout copy in it. A
+// bare reshape or bitcast (TPU's re-tiling of a reshape is one) is left
+// to the collective or op it serves.
+bool Transposes(const HloInstruction& kernel) {
+  auto moves = [](HloOpcode op) { return op == HloOpcode::kTranspose || op == HloOpcode::kCopy; };
+  if (moves(kernel.opcode())) return true;
+  if (const HloComputation* fused = kernel.fused_computation())
+    for (const HloInstruction* i : fused->instructions())
+      if (moves(i->opcode())) return true;
+  return false;
+}
+
 // Kernels that only re-lay data (transposes, copies of a layout) and are no
 // copy finding: one header per innermost loop, when they take a noticeable
 // share of the time (a decode step re-laying its whole cache per token).
 void AddRelayouts(const ModuleCheck& m, double total_seconds, std::vector<FindingHeader>* out) {
   std::map<const HloInstruction*, FindingHeader> by_loop;
   for (const auto& [kernel, t] : m.kernel_times) {
-    if (t.seconds <= 0 || !IsRelayout(*kernel) || IsCopySite(*kernel)) continue;
+    if (t.seconds <= 0 || !IsRelayout(*kernel) || IsCopySite(*kernel) || !Transposes(*kernel)) continue;
     FindingHeader& h = by_loop[t.loop];
     h.kind = FindingKind::kRelayout;
     h.kernels.push_back(kernel);
