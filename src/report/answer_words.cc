@@ -124,8 +124,9 @@ std::string RelayoutLead(const ModuleCheck& m, const FindingHeader& h) {
 
 std::string PeakText(const ModuleCheck& m, const FindingHeader& h) {
   if (!h.peak_before || !h.peak_after) return "";
-  return fmt::format(" — keeping them would cut the peak from {} to as little as {}{}",
-                     HumanBytes(*h.peak_before), HumanBytes(*h.peak_after), PerDevice(m));
+  return fmt::format(" — keeping {} would cut the peak from {} to as little as {}{}",
+                     h.count == 1 ? "it" : "them", HumanBytes(*h.peak_before), HumanBytes(*h.peak_after),
+                     PerDevice(m));
 }
 
 std::string UndonatedLead(const ModuleCheck& m, const FindingHeader& h) {

@@ -482,3 +482,74 @@ def test_an_fsdp_step_with_an_out_shardings_mistake_is_short_and_leads_with_the_
     # The budget: one screen by default (was 531 lines for such a step), every fact in the JSON.
     assert len(lines) <= 80, len(lines)
     assert fixed["top"] != "dropped-donation"
+
+
+# -- more: a dtype that drops a donation, and two programs where nothing should stand out ------------
+
+def _scale_to_f32(x):
+    return (x * 2).astype(jnp.float32)  # bf16 in, f32 out: no output can take x's buffer
+
+
+def _scale(x):
+    return x * 2
+
+
+def test_a_donation_dropped_by_a_dtype_change_leads_and_keeping_the_dtype_fixes_it():
+    x = jnp.ones((1024, 1024), jnp.bfloat16)
+    compiled, module = _inspect(_scale_to_f32, x, donate_argnums=0)
+    assert compiled.memory_analysis().alias_size_in_bytes == 0  # XLA kept nothing
+    top = _top(module)
+    assert top["kind"] == "dropped-donation", module.answer["lead"]
+    assert "keeping it would cut the peak" in top["text"]
+    assert "dtype" in top["fix"]
+    fixed_compiled, fixed = _inspect(_scale, x, donate_argnums=0)
+    assert fixed_compiled.memory_analysis().alias_size_in_bytes == 2 * 1024 * 1024
+    assert not fixed.answer["stands_out"], fixed.answer["lead"]
+
+
+_QUIET_SHARDED = r'''
+import json, os, warnings
+os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=8"
+import jax, jax.numpy as jnp
+from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
+from jax.experimental.shard_map import shard_map
+import hloscope
+
+mesh = Mesh(jax.devices()[:8], ("x",))
+rows = NamedSharding(mesh, P("x", None))
+
+def data_parallel_step(w, x):       # the gradient all-reduce the program asks for
+    g = shard_map(lambda w, x: jax.lax.psum(x.T @ (x @ w), "x"), mesh=mesh,
+                  in_specs=(P(), P("x", None)), out_specs=P())(w, x)
+    return w - 1e-3 * g
+
+def replay(buf, xs):                 # rows written into a row-sharded buffer
+    return jax.lax.fori_loop(0, 32, lambda i, b: b.at[i].set(xs[i]), buf)
+
+out = {}
+for name, j, args in (
+        ("dp", jax.jit(data_parallel_step, donate_argnums=0),
+         (jnp.ones((256, 256)), jax.device_put(jnp.ones((1024, 256)), rows))),
+        ("replay", jax.jit(replay, in_shardings=(rows, None), out_shardings=rows, donate_argnums=0),
+         (jax.device_put(jnp.zeros((4096, 64)), rows), jnp.ones((32, 64))))):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        text = j.lower(*args).compile().as_text()
+        m = hloscope.inspect(j, *args).modules[0]
+    out[name] = {"stands_out": m.answer["stands_out"], "lead": m.answer["lead"],
+                 "kinds": [f["kind"] for f in m.answer["findings"]],
+                 "all_reduces": text.count(" all-reduce("), "all_gathers": text.count(" all-gather(")}
+print(json.dumps(out))
+'''
+
+
+def test_the_communication_a_program_asks_for_and_a_partitioned_update_do_not_stand_out():
+    from conftest import run_program_json
+    out = run_program_json(_QUIET_SHARDED)
+    dp, replay = out["dp"], out["replay"]
+    # XLA's truth: the psum is one all-reduce; the sharded buffer is updated without a gather.
+    assert dp["all_reduces"] >= 1 and "collective" in dp["kinds"]
+    assert not dp["stands_out"], dp["lead"]
+    assert dp["lead"].startswith("nothing stands out — checked 0 array copies, 1 collective")
+    assert replay["all_gathers"] == 0
+    assert "collective" not in replay["kinds"] and not replay["stands_out"], replay["lead"]
