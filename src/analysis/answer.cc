@@ -377,7 +377,6 @@ void AddPeakTemporaries(const ModuleCheck& m, int64_t peak, std::vector<FindingH
 bool ComputesNothing(const HloModule& module) {
   const HloInstruction* root = module.entry_computation()->root_instruction();
   std::vector<const HloInstruction*> work = {root};
-  int64_t leaves = 0;
   for (size_t i = 0; i < work.size() && i < 100000; ++i) {
     const HloInstruction* x = work[i];
     switch (x->opcode()) {
@@ -389,13 +388,11 @@ bool ComputesNothing(const HloModule& module) {
         work.push_back(x->operands().front());
         break;
       case HloOpcode::kConstant:
-        ++leaves;
         break;
       default:
         return false;
     }
   }
-  (void)leaves;
   return true;
 }
 

@@ -328,13 +328,16 @@ void RenderCheckText(const std::vector<const ModuleCheck*>& modules, const Check
       // the header keeps replica_count=1 and num_partitions=1.
       out << "  Units: a collective's bytes are what each device in its group sends or receives; the module "
              "does not say how many devices run it (replica_count and num_partitions are 1).\n";
-    // The largest copy, unless the answer already leads with it.
-    bool led_by_copy = false;
-    if (m.answer.stands_out() && m.answer.ranked.front().kind == FindingKind::kCopy)
-      for (const CopyFinding* c : m.answer.ranked.front().copies)
-        led_by_copy = led_by_copy || (!m.copies.empty() &&
-                                      c == &*std::find_if(m.copies.begin(), m.copies.end(),
-                                                          [](const CopyFinding& k) { return !k.minor; }));
+    // The largest copy (LargestCopyLine's: the first that is not minor),
+    // unless the answer already leads with it.
+    auto largest_copy =
+        std::find_if(m.copies.begin(), m.copies.end(), [](const CopyFinding& k) { return !k.minor; });
+    const std::vector<const CopyFinding*>* led =
+        m.answer.stands_out() && m.answer.ranked.front().kind == FindingKind::kCopy
+            ? &m.answer.ranked.front().copies
+            : nullptr;
+    bool led_by_copy = led && largest_copy != m.copies.end() &&
+                       std::find(led->begin(), led->end(), &*largest_copy) != led->end();
     if (std::string largest = LargestCopyLine(m); !largest.empty() && !led_by_copy)
       out << fmt::format("  Largest: {}.\n", largest);
     if (std::string growth = GrowthLine(m); !growth.empty())

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <unordered_map>
 
 #include "hloscope/analysis/source_origin.h"
 #include "hloscope/report/collective_words.h"
@@ -150,21 +151,20 @@ std::string PathToUri(std::string_view path) {
   return out;
 }
 
-// The place of the answer's header that holds `instruction` (its first
-// finding, a member, a kernel or a rewrite), or past the end when none does.
-static size_t AnswerRank(const ModuleCheck& m, const HloInstruction* instruction) {
+// Where each instruction stands in the answer (analysis/answer.h): the
+// place of the first header that holds it (its first finding, a member or
+// a kernel), built once per module; past the end for any other.
+static std::unordered_map<const HloInstruction*, size_t> AnswerRanks(const ModuleCheck& m) {
+  std::unordered_map<const HloInstruction*, size_t> rank;
   const std::vector<FindingHeader>& ranked = m.answer.ranked;
   for (size_t i = 0; i < ranked.size(); ++i) {
     const FindingHeader& h = ranked[i];
-    if (h.instruction == instruction) return i;
-    for (const CopyFinding* c : h.copies)
-      if (c->instruction() == instruction) return i;
-    for (const CollectiveFinding* c : h.collectives)
-      if (c->instruction == instruction) return i;
-    for (const HloInstruction* k : h.kernels)
-      if (k == instruction) return i;
+    rank.try_emplace(h.instruction, i);
+    for (const CopyFinding* c : h.copies) rank.try_emplace(c->instruction(), i);
+    for (const CollectiveFinding* c : h.collectives) rank.try_emplace(c->instruction, i);
+    for (const HloInstruction* k : h.kernels) rank.try_emplace(k, i);
   }
-  return ranked.size();
+  return rank;
 }
 
 void WriteCheckSarif(const std::vector<const ModuleCheck*>& modules, const SarifOptions& options,
@@ -176,6 +176,11 @@ void WriteCheckSarif(const std::vector<const ModuleCheck*>& modules, const Sarif
     // Each module's results in the answer's order (analysis/answer.h): a
     // code-scanning view lists what matters first.
     std::vector<std::pair<size_t, Json>> pending;
+    std::unordered_map<const HloInstruction*, size_t> ranks = AnswerRanks(*m);
+    auto rank_of = [&](const HloInstruction* instruction) {
+      auto it = ranks.find(instruction);
+      return it == ranks.end() ? m->answer.ranked.size() : it->second;
+    };
     for (const CopyFinding& c : m->copies) {
       if (c.minor || c.total_bytes.value_or(c.bytes.value_or(0)) < options.min_bytes) continue;
       bool in_loop = !c.enclosing_loops.empty();
@@ -216,7 +221,7 @@ void WriteCheckSarif(const std::vector<const ModuleCheck*>& modules, const Sarif
         }
         if (!related.empty()) result["relatedLocations"] = std::move(related);
       }
-      pending.emplace_back(AnswerRank(*m, c.instruction()), std::move(result));
+      pending.emplace_back(rank_of(c.instruction()), std::move(result));
     }
     for (const UpdateFinding& u : m->updates) {
       bool contradicted = u.confirmation.confirmed == false;
@@ -233,7 +238,7 @@ void WriteCheckSarif(const std::vector<const ModuleCheck*>& modules, const Sarif
                     {"bytes_written", Opt(u.bytes_written)},
                     {"executions", Opt(u.executions)},
                     {"library", library}};
-      pending.emplace_back(AnswerRank(*m, u.site.owner()),
+      pending.emplace_back(rank_of(u.site.owner()),
                            SarifResult(rules, rule, library ? "note" : "warning", message, u.source,
                                        u.site.owner(), options, std::move(props), &occurrences));
     }
@@ -257,7 +262,7 @@ void WriteCheckSarif(const std::vector<const ModuleCheck*>& modules, const Sarif
                       {"loop", Shown(l.loop->name())},      {"carry", sc.carry},
                       {"grows_with_buffer", true},          {"library", library}};
         const HloInstruction* where = writer.instruction ? writer.instruction : l.loop;
-        pending.emplace_back(AnswerRank(*m, where),
+        pending.emplace_back(rank_of(where),
                              SarifResult(rules, "update/full-rewrite", library ? "note" : "warning", message,
                                          at, where, options, std::move(props), &occurrences));
       }
@@ -283,7 +288,7 @@ void WriteCheckSarif(const std::vector<const ModuleCheck*>& modules, const Sarif
                     {"grows_with_buffer", c.grows_with_buffer},
                     {"library", library}};
       pending.emplace_back(
-          AnswerRank(*m, c.instruction),
+          rank_of(c.instruction),
           SarifResult(rules, fmt::format("collective/{}", CollectiveCauseName(c.cause.cause)),
                       library || !c.grows_with_buffer ? "note" : "warning", message, c.source, c.instruction,
                       options, std::move(props), &occurrences));
