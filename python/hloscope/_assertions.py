@@ -61,7 +61,9 @@ def assert_inplace(fn: Any, /, *args: Any, updates: Optional[Iterable[str]] = No
     """Asserts that ``fn(*args, **kwargs)`` updates its arrays in place.
 
     The default gates of the one policy (``hloscope check --fail``): no array copy
-    may run inside a loop, every update must be in place (an update that XLA's
+    of 4 KiB or more (or one that grows with the buffer) may run inside a loop —
+    smaller fixed-size loop state fails only under ``gates="strict"`` or
+    ``"small-copies-in-loops"`` — every update must be in place (an update that XLA's
     buffer assignment contradicts, or that runs on a copy, fails — except on the
     once-per-call copy of an argument that is not donated, which is advice:
     ``gates="strict"`` or ``gates=("default", "undonated")`` fails on it too), and

@@ -202,6 +202,10 @@ class Copy:
     # the bytes moved per iteration of it (what copies are ranked by then).
     unknown_trip_loop: Optional["Ref"] = None
     bytes_per_unknown_trip_iteration: Optional[int] = None
+    # some loop around it works on the array it copies at run-time positions:
+    # a larger buffer makes the copy larger (a copy in a loop under 4 KiB that
+    # does not grow is gate small-copies-in-loops, strict only)
+    grows_with_buffer: bool = False
     cause: str = "unknown"
     cause_rule: str = "none"
     # The rule's typed facts ({"family": ..., ...}: docs/json-format.md), so

@@ -88,13 +88,7 @@ void AddCopies(const ModuleCheck& m, std::vector<FindingHeader>* out) {
     FindingHeader& h = (*out)[it->second];
     Count(h, c.total_bytes);
     h.copies.push_back(&c);
-    h.grows_with_buffer = h.grows_with_buffer || [&] {
-      for (const HloInstruction* loop : c.enclosing_loops)
-        if (const LoopFinding* l = m.FindLoop(loop))
-          for (const LoopScaling& s : l->scaling)
-            if (s.kind == LoopScaling::Kind::kCopy && s.copy == c.copy && s.grows_with_buffer) return true;
-      return false;
-    }();
+    h.grows_with_buffer = h.grows_with_buffer || c.grows_with_buffer;
     h.impact.seconds += KernelSeconds(m, c.instruction(), c.total_bytes);
     h.impact.bytes = SatAdd(h.impact.bytes, c.total_bytes.value_or(0));
   }

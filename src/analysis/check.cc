@@ -3,6 +3,7 @@
 #include "hloscope/analysis/check.h"
 
 #include <algorithm>
+#include <unordered_map>
 
 #include "check_context.h"
 #include "hloscope/analysis/answer.h"
@@ -163,6 +164,19 @@ ModuleCheck CheckModule(const HloModule& module, const ExecutionCounts& counts, 
           u.site.fusion == c.cause.consumer.instruction ||
           (c.cause.consumer_fusion && u.site.fusion == c.cause.consumer_fusion))
         u.gathered_by = c.instruction;
+  }
+  // A copy grows with buffer size where any loop around it judged so (the
+  // copy of an outer loop's buffer inside an inner loop that indexes
+  // something else still grows with the outer loop's buffer).
+  {
+    std::unordered_map<const HloInstruction*, std::vector<const HloPosition*>> growing;
+    for (const LoopFinding& l : result.loops)
+      for (const LoopScaling& s : l.scaling)
+        if (s.kind == LoopScaling::Kind::kCopy && s.grows_with_buffer)
+          growing[s.copy.instruction].push_back(&s.copy);
+    for (CopyFinding& c : result.copies)
+      if (auto it = growing.find(c.copy.instruction); it != growing.end())
+        for (const HloPosition* p : it->second) c.grows_with_buffer |= *p == c.copy;
   }
   // A collective grows with buffer size as its innermost loop judged it.
   for (const LoopFinding& l : result.loops)

@@ -135,7 +135,7 @@ class SideBuilder {
     DiffSide s = MovesBytes(c.shape, c.bytes, c.executions, c.total_bytes, c.loop_depth, c.source);
     s.state = CauseState(c);
     s.scalar = c.minor;
-    if (std::optional<Gate> g = CopyGate(s.in_loop, c.cause)) s.gates.Add(*g);
+    if (std::optional<Gate> g = CopyGate({s.in_loop, c.cause, c.bytes, c.grows_with_buffer})) s.gates.Add(*g);
     auto tied = copied_params_.find({c.instruction, c.computation});
     if (tied != copied_params_.end()) s.tied_parameter = tied->second;
     DiffIdentity what;
@@ -196,7 +196,8 @@ class SideBuilder {
     s.library = Library(u.source);
     UpdateGateFacts facts{u.verdict, u.confirmed, u.full_rewrite, s.in_loop, {}};
     if (const DocCopy* copy = module_.FindCopy(u.runs_on))
-      facts.runs_on_gate = CopyGate(copy->loop_depth > 0, copy->cause);
+      facts.runs_on_gate =
+          CopyGate({copy->loop_depth > 0, copy->cause, copy->bytes, copy->grows_with_buffer});
     if (std::optional<Gate> g = UpdateGate(facts)) s.gates.Add(*g);
     if (u.confirmed == false) s.gates.Add(Gate::kContradictions);
     DiffIdentity what;

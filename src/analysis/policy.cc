@@ -10,7 +10,10 @@ namespace hloscope {
 namespace {
 
 constexpr GateEntry kGates[] = {
-    {Gate::kCopiesInLoops, "copies-in-loops", "an array copy runs inside a loop (every iteration)", false},
+    {Gate::kCopiesInLoops, "copies-in-loops",
+     "an array copy of 4 KiB or more, or one that grows with buffer size, runs inside a loop (every "
+     "iteration)",
+     false},
     {Gate::kNotInPlace, "not-in-place",
      "an update is out of place, on a copy (other than a non-donated argument's), or contradicted by XLA",
      false},
@@ -26,6 +29,10 @@ constexpr GateEntry kGates[] = {
      "an argument that is not donated is copied once per call (and updated on the copy): advice by default",
      false},
     {Gate::kContradictions, "contradictions", "XLA's buffer assignment contradicts a verdict", false},
+    {Gate::kSmallCopiesInLoops, "small-copies-in-loops",
+     "a copy under 4 KiB that does not grow with buffer size runs inside a loop (loop state copied every "
+     "iteration): strict only",
+     false},
     {Gate::kNewCopies, "new-copies", "diff: B has an array copy A does not have (or more of one)", true},
     {Gate::kNewNotInPlace, "new-not-in-place", "diff: an update is not in place in B but was in A", true},
     {Gate::kMoreBytesPerIteration, "more-bytes-per-iteration",
@@ -40,9 +47,9 @@ constexpr GatePreset kPresets[] = {
     {"default",
      "the costs that recur every iteration: copies-in-loops, not-in-place, full-rewrites, reshards-in-loops",
      GateSet{Gate::kCopiesInLoops, Gate::kNotInPlace, Gate::kFullRewrites, Gate::kReshardsInLoops}},
-    {"strict", "every finding gate: the default ones, undonated and contradictions",
+    {"strict", "every finding gate: the default ones, small-copies-in-loops, undonated and contradictions",
      GateSet{Gate::kCopiesInLoops, Gate::kNotInPlace, Gate::kFullRewrites, Gate::kReshardsInLoops,
-             Gate::kUndonated, Gate::kContradictions}},
+             Gate::kUndonated, Gate::kContradictions, Gate::kSmallCopiesInLoops}},
     {"regressions",
      "diff: every regression of B against A: new-copies, new-not-in-place, more-bytes-per-iteration",
      GateSet{Gate::kNewCopies, Gate::kNewNotInPlace, Gate::kMoreBytesPerIteration}},
@@ -77,9 +84,12 @@ bool IsInPlace(const UpdateFinding& u) {
   return claim && u.confirmation.confirmed != false;
 }
 
-std::optional<Gate> CopyGate(bool in_loop, std::optional<CopyCause> cause) {
-  if (in_loop) return Gate::kCopiesInLoops;
-  if (cause == CopyCause::kNonDonatedParameter) return Gate::kUndonated;
+std::optional<Gate> CopyGate(const CopyGateFacts& f) {
+  if (f.in_loop) {
+    bool small = f.bytes && *f.bytes < kSmallLoopCopyBytes && !f.grows_with_buffer;
+    return small ? Gate::kSmallCopiesInLoops : Gate::kCopiesInLoops;
+  }
+  if (f.cause == CopyCause::kNonDonatedParameter) return Gate::kUndonated;
   return std::nullopt;
 }
 
@@ -118,7 +128,7 @@ std::optional<Gate> GateOf(const CollectiveFinding& c) {
 }
 
 std::optional<Gate> GateOf(const CopyFinding& c) {
-  return CopyGate(!c.enclosing_loops.empty(), c.cause.cause);
+  return CopyGate({!c.enclosing_loops.empty(), c.cause.cause, c.bytes, c.grows_with_buffer});
 }
 
 std::optional<Gate> GateOf(const UpdateFinding& u, const ModuleCheck& m) {
@@ -224,12 +234,13 @@ void EvaluateModule(const ModuleCheck& m, const GateOptions& o, const FindingFil
     if (v.copy) shown.push_back(v.copy);
     out.push_back(v);
   }
-  if (gates.Has(Gate::kCopiesInLoops)) {
+  for (Gate gate : {Gate::kCopiesInLoops, Gate::kSmallCopiesInLoops}) {
+    if (!gates.Has(gate)) continue;
     for (const CopyFinding& c : m.copies) {
-      if (GateOf(c) != Gate::kCopiesInLoops || Contains(shown, &c) || !copy_counts(c)) continue;
+      if (GateOf(c) != gate || Contains(shown, &c) || !copy_counts(c)) continue;
       Violation v;
       v.kind = Violation::Kind::kCopyInLoop;
-      v.gate = Gate::kCopiesInLoops;
+      v.gate = gate;
       v.copy = &c;
       out.push_back(v);
     }

@@ -15,6 +15,7 @@ FindingFacts FactsOf(const DiffItem& it, const DiffSide& s) {
 Violation::Kind KindOf(Gate g) {
   switch (g) {
     case Gate::kCopiesInLoops:
+    case Gate::kSmallCopiesInLoops:
       return Violation::Kind::kCopyInLoop;
     case Gate::kNotInPlace:
       return Violation::Kind::kUpdateNotInPlace;
@@ -61,8 +62,8 @@ void EvaluateModule(const ModuleDiff& m, const GateOptions& o, const FindingFilt
     // have in that gate, or has fewer of. A contradicted update reported as
     // not in place is not reported again as a contradiction.
     bool not_in_place = o.gates.Has(Gate::kNotInPlace) && b.gates.Has(Gate::kNotInPlace);
-    for (Gate g : {Gate::kNotInPlace, Gate::kCopiesInLoops, Gate::kFullRewrites, Gate::kReshardsInLoops,
-                   Gate::kUndonated, Gate::kContradictions}) {
+    for (Gate g : {Gate::kNotInPlace, Gate::kCopiesInLoops, Gate::kSmallCopiesInLoops, Gate::kFullRewrites,
+                   Gate::kReshardsInLoops, Gate::kUndonated, Gate::kContradictions}) {
       if (!o.gates.Has(g) || !b.gates.Has(g) || !counts) continue;
       if (g == Gate::kContradictions && not_in_place) continue;
       if (!a || !a->gates.Has(g) || b.count > a->count) add(g, it);

@@ -85,6 +85,9 @@ DocCopy ReadCopy(const Json& c) {
   // older reports have only "scalar".
   d.minor = Field(c, "minor").is_boolean() ? Bool(c, "minor") : Bool(c, "scalar");
   d.loop_depth = Array(c, "enclosing_loops").size();
+  // A document from before the field (JSON 2.x): whether it grows is
+  // unknown, and an unknown copy is never judged small.
+  d.grows_with_buffer = Field(c, "grows_with_buffer").is_boolean() ? Bool(c, "grows_with_buffer") : true;
   d.cause_text = Str(c, "cause");
   d.cause = CopyCauseNamed(d.cause_text);
   d.source = SourceOf(c);

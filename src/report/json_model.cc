@@ -209,6 +209,7 @@ Json CopyJson(const CopyFinding& c) {
   j["enclosing_loops"] = Refs(c.enclosing_loops);
   j["unknown_trip_loop"] = RefJson(c.unknown_trip_loop);
   j["bytes_per_unknown_trip_iteration"] = Opt(c.bytes_per_unknown_trip_iteration);
+  j["grows_with_buffer"] = c.grows_with_buffer;
   j["cause"] = Str(CopyCauseName(c.cause.cause));
   j["cause_rule"] = Str(CauseRuleName(c.cause.rule));
   j["cause_facts"] = CauseFactsToJson(c);

@@ -128,14 +128,6 @@ Json SarifResult(const std::vector<Rule>& rules, std::string_view rule, std::str
 }
 
 // Does the copy's loop report it as growing with a buffer?
-bool CopyGrows(const ModuleCheck& m, const CopyFinding& c) {
-  const LoopFinding* l = c.enclosing_loops.empty() ? nullptr : m.FindLoop(c.enclosing_loops.front());
-  if (!l) return false;
-  for (const LoopScaling& s : l->scaling)
-    if (s.kind == LoopScaling::Kind::kCopy && s.grows_with_buffer && s.copy == c.copy) return true;
-  return false;
-}
-
 }  // namespace
 
 std::string PathToUri(std::string_view path) {
@@ -186,7 +178,7 @@ void WriteCheckSarif(const std::vector<const ModuleCheck*>& modules, const Sarif
       bool in_loop = !c.enclosing_loops.empty();
       if (!in_loop && c.cause.cause != CopyCause::kNonDonatedParameter) continue;
       std::string hint = CauseHint(c);
-      bool grows = CopyGrows(*m, c);
+      bool grows = c.grows_with_buffer;
       bool library = OriginOf(c.source).library;
       std::string message =
           fmt::format("{}: {}{}{}.{}", m->module->name(), CopySummaryLine(c),

@@ -66,12 +66,13 @@ def test_vmapped_random_helpers_are_library_code_and_skipped_by_the_gates(hlosco
     # The user's own copy stays theirs: the keys carry that was not donated.
     assert "donate keys" in user, user
     # The gate fails only when asked to count library code.
-    assert _check(hloscope_bin, tmp_path, text, "--fail-on-copies-in-loops").returncode == 0
-    assert _check(hloscope_bin, tmp_path, text, "--fail-on-copies-in-loops", "--include-library").returncode == 1
+    # (Key copies are small loop state: the small-copies-in-loops gate, strict only.)
+    assert _check(hloscope_bin, tmp_path, text, "--fail-on", "small-copies-in-loops").returncode == 0
+    assert _check(hloscope_bin, tmp_path, text, "--fail-on", "small-copies-in-loops", "--include-library").returncode == 1
     report = hloscope.analyze(str(tmp_path / "module.hlo.txt"))
-    hloscope.assert_inplace(report)  # the same in Python
+    hloscope.assert_inplace(report, gates="small-copies-in-loops")  # the same in Python
     with pytest.raises(AssertionError):
-        hloscope.assert_inplace(report, include_library=True)
+        hloscope.assert_inplace(report, gates="small-copies-in-loops", include_library=True)
 
 
 def test_random_under_checkpoint_and_grad_is_library_code(hloscope_bin, tmp_path):

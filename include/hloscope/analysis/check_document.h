@@ -39,6 +39,7 @@ struct DocCopy {
   std::optional<int64_t> bytes, executions, total_bytes;
   bool minor = false;  // scalar copies and small prefetches
   size_t loop_depth = 0;
+  bool grows_with_buffer = false;  // absent from older documents: read as true (never small)
   std::optional<CopyCause> cause;
   std::string cause_text;  // as written
   std::optional<DocSource> source;

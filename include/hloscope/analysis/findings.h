@@ -76,6 +76,11 @@ struct CopyFinding {
   std::optional<int64_t> total_bytes;
   bool executions_upper_bound = false;                 // inside a conditional branch
   std::vector<const HloInstruction*> enclosing_loops;  // innermost first
+  // Some enclosing loop judged that the copy grows with buffer size (its
+  // LoopScaling kCopy): it copies an array the loop works on at run-time
+  // positions, so a larger buffer makes it larger. Set by CheckModule once
+  // the loops are analysed; the gates and the answer read it.
+  bool grows_with_buffer = false;
   // When total_bytes is unknown because a loop's trip count is: the
   // innermost such loop, and the bytes the copy moves per iteration of it
   // (its bytes times the trip counts of the loops between). Copies rank by

@@ -17,6 +17,10 @@ enum class Gate : uint8_t {
   kReshardsInLoops,
   kUndonated,
   kContradictions,
+  // A copy inside a loop under kSmallLoopCopyBytes (policy.h) that does not
+  // grow with buffer size: a loop-state slot copied every iteration (a
+  // counter vector, a key, a small carry). Strict only.
+  kSmallCopiesInLoops,
   // `diff` only: B against A.
   kNewCopies,              // an array copy only in B, or more of one
   kNewNotInPlace,          // an update not in place in B that was in place in A

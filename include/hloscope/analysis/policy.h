@@ -10,7 +10,12 @@
 //
 // The classification (per finding, first that applies):
 // * copies-in-loops: an array copy that runs inside a loop — a cost every
-//   iteration;
+//   iteration — of at least kSmallLoopCopyBytes, or one that grows with
+//   buffer size;
+// * small-copies-in-loops: the other array copies inside loops (a small,
+//   fixed-size carry copied every iteration: a few hundred bytes of loop
+//   state whatever the buffer's size) — failing only when asked for
+//   (`--fail-on small-copies-in-loops`, preset `strict`);
 // * not-in-place: an update that is out of place, that XLA's buffer
 //   assignment contradicts, or that runs on a copy made for any reason but
 //   the one below;
@@ -103,9 +108,21 @@ struct GateOptions {
   bool selective() const { return !update_names.empty() || !lines.empty(); }
 };
 
+// The floor under which a copy in a loop that does not grow with buffer
+// size is small-copies-in-loops, not copies-in-loops: one 4 KiB page per
+// execution (f32[1024]). The copies the default gates failed on in correct
+// scans were loop state of 8 B to 256 B.
+inline constexpr int64_t kSmallLoopCopyBytes = 4096;
+
 // The classification, on the facts both a live check and a check document
 // (a diff baseline) have, so that both are judged by the same rules.
-std::optional<Gate> CopyGate(bool in_loop, std::optional<CopyCause> cause);
+struct CopyGateFacts {
+  bool in_loop = false;
+  std::optional<CopyCause> cause;
+  std::optional<int64_t> bytes;  // per execution; unknown is never small
+  bool grows_with_buffer = false;
+};
+std::optional<Gate> CopyGate(const CopyGateFacts& facts);
 struct UpdateGateFacts {
   std::optional<UpdateVerdict> verdict;
   std::optional<bool> confirmed;  // by XLA's buffer assignment
