@@ -100,7 +100,15 @@ void AddCollectives(const ModuleCheck& m, std::vector<FindingHeader>* out) {
     auto key = std::make_tuple(static_cast<int>(c.cause.cause), static_cast<int>(c.cause.rule),
                                static_cast<int>(c.family), LineKey(c.source));
     auto [it, fresh] = index.try_emplace(key, out->size());
-    if (fresh) out->push_back(OpenGroup(FindingKind::kCollective, GateOf(c), c.instruction, c));
+    if (fresh) {
+      out->push_back(OpenGroup(FindingKind::kCollective, GateOf(c), c.instruction, c));
+      // A re-shard a with_sharding_constraint asked for is edited there,
+      // not at the op XLA's metadata names (the dot it re-shards for).
+      if (const auto& o = c.cause.before_partitioning; o && o->consumer_is_constraint && o->consumer.source) {
+        out->back().source = o->consumer.source;
+        SetOrigin(out->back());
+      }
+    }
     FindingHeader& h = (*out)[it->second];
     Count(h, c.total_bytes);
     h.collectives.push_back(&c);

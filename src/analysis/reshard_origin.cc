@@ -173,6 +173,89 @@ std::optional<CollectiveCauseFacts::Origin> OriginNamed(const HloModule& pre, co
   return found;
 }
 
+// The sharding `x` has was propagated from a constraint or the output: the
+// first one reached forward from `x` through users that keep the operand's
+// sharding and have `x`'s (tanh, a copy, the constraint itself), bounded.
+const HloInstruction* ShardingSource(const HloModule& pre, const HloInstruction* x, const HloSharding& xs) {
+  constexpr size_t kMaxVisited = 256;
+  std::vector<const HloInstruction*> frontier = {x};
+  std::vector<const HloInstruction*> seen = {x};
+  for (size_t i = 0; i < frontier.size() && seen.size() < kMaxVisited; ++i) {
+    const HloInstruction* at = frontier[i];
+    if (at != x && IsConstraint(*at)) return at;
+    if (at != x && at->parent() == pre.entry_computation() && at->is_root()) return at;
+    for (const HloInstruction* u : at->users()) {
+      if (std::find(seen.begin(), seen.end(), u) != seen.end()) continue;
+      bool keeps = false;
+      for (int64_t k = 0; k < u->operand_count() && !keeps; ++k)
+        keeps = u->operand(k) == at && KeepsOperandSharding(*u, k);
+      Decoded us = ShardingOf(*u);
+      if (!keeps || !us.sharding || !SameSharding(*us.sharding, xs)) continue;
+      seen.push_back(u);
+      frontier.push_back(u);
+    }
+  }
+  return nullptr;
+}
+
+// The instruction of `pre` named `op_name` at `line` that needs a re-shard
+// because its sharding came from elsewhere (a dot whose output a constraint
+// downstream splits otherwise than its operand): the constraint or output
+// it came from, with the instruction and its operand. `value_op_name` (the
+// collective's value's op_name) picks the operand where several differ.
+std::optional<CollectiveCauseFacts::Origin> PropagatedOrigin(const HloModule& pre, const ByOpName& by_op_name,
+                                                             std::string_view op_name,
+                                                             std::string_view value_op_name,
+                                                             const std::optional<SourceLocation>& line,
+                                                             const SourceOptions& source) {
+  auto [lo, hi] = by_op_name.equal_range(op_name);
+  std::optional<CollectiveCauseFacts::Origin> found;
+  for (auto it = lo; it != hi; ++it) {
+    const HloInstruction* x = it->second;
+    std::optional<SourceLocation> x_source = ResolveSource(pre, *x, source);
+    if (!SameLine(line, x_source) || IsConstraint(*x)) continue;
+    Decoded xs = ShardingOf(*x);
+    if (!xs.sharding) continue;
+    // The operands split otherwise than `x`; the value's where several are.
+    std::vector<int64_t> differ;
+    for (int64_t k = 0; k < x->operand_count(); ++k) {
+      Decoded ys = ShardingOf(*x->operand(k));
+      if (ys.sharding && !SameSharding(*xs.sharding, *ys.sharding)) differ.push_back(k);
+    }
+    if (differ.size() > 1 && !value_op_name.empty())
+      std::erase_if(differ, [&](int64_t k) {
+        const OpMetadata* md = x->operand(k)->metadata();
+        return !md || md->op_name != value_op_name;
+      });
+    if (differ.size() != 1) continue;
+    const HloInstruction* from = ShardingSource(pre, x, *xs.sharding);
+    if (!from) continue;
+    if (found) return std::nullopt;  // two candidates: say nothing
+    const HloInstruction* y = x->operand(differ.front());
+    Decoded ys = ShardingOf(*y);
+    CollectiveCauseFacts::Origin o;
+    o.consumer = {from, ResolveSource(pre, *from, source)};
+    o.propagated_to = {x, x_source};
+    o.operand = {y, ResolveSource(pre, *y, source)};
+    o.operand_number = differ.front();
+    o.consumer_sharding = std::string(xs.text);
+    o.operand_sharding = std::string(ys.text);
+    o.consumer_shards = Shards(*xs.sharding, x->shape());
+    o.operand_shards = Shards(*ys.sharding, y->shape());
+    if (y->opcode() == HloOpcode::kParameter && y->parent() == pre.entry_computation())
+      o.operand_parameter = y->parameter_number();
+    o.consumer_is_constraint = IsConstraint(*from);
+    o.consumer_is_output = !o.consumer_is_constraint;
+    if (o.consumer_is_output)
+      o.output_sharding_given = Given(pre, "allow_spmd_sharding_propagation_to_output", 0);
+    if (o.operand_parameter)
+      o.parameter_sharding_given =
+          Given(pre, "allow_spmd_sharding_propagation_to_parameters", *o.operand_parameter);
+    found = std::move(o);
+  }
+  return found;
+}
+
 }  // namespace
 
 void FindReshardOrigins(const HloModule& pre, const SourceOptions& source, ModuleCheck* check) {
@@ -200,6 +283,16 @@ void FindReshardOrigins(const HloModule& pre, const SourceOptions& source, Modul
         !consumer.instruction->metadata()->op_name.empty())
       f.cause.before_partitioning =
           OriginNamed(pre, by_op_name, consumer.instruction->metadata()->op_name, consumer.source, source);
+    // No pair of the same sharding's kind: the op that needs the re-shard
+    // (a dot) took its sharding by propagation from a constraint or the
+    // output downstream — the line the user edits is that one.
+    if (!f.cause.before_partitioning && md && !md->op_name.empty()) {
+      std::string_view value_op_name;
+      if (f.cause.value.instruction && f.cause.value.instruction->metadata())
+        value_op_name = f.cause.value.instruction->metadata()->op_name;
+      f.cause.before_partitioning =
+          PropagatedOrigin(pre, by_op_name, md->op_name, value_op_name, f.source, source);
+    }
   }
 }
 

@@ -79,12 +79,25 @@ std::string CollectiveOriginText(const CollectiveCauseFacts::Origin& o) {
   std::string where = o.consumer.source ? SourceText(o.consumer.source) : std::string("no line");
   std::string operand = fmt::format("{} ({}) is {}", Shown(o.operand.instruction->name()), WhereText(o),
                                     SplitText(o.operand_shards));
+  std::string why;
+  if (o.consumer_is_output && o.output_sharding_given)
+    why = *o.output_sharding_given ? " as out_shardings ask" : " as XLA chose";
+  if (o.propagated_to.instruction) {
+    // The sharding reached the op that needs the re-shard by propagation.
+    std::string to =
+        fmt::format("{} ({})", Shown(o.propagated_to.instruction->name()),
+                    o.propagated_to.source ? SourceText(o.propagated_to.source) : std::string("no line"));
+    std::string asks = o.consumer_is_constraint ? fmt::format("with_sharding_constraint {} ({}) asks for {}",
+                                                              consumer, where, SplitText(o.consumer_shards))
+                                                : fmt::format("the output {} ({}) is {}{}", consumer, where,
+                                                              SplitText(o.consumer_shards), why);
+    return fmt::format("before partitioning, {}, and XLA propagated that back to {}, whose operand {}", asks,
+                       to, operand);
+  }
   if (o.consumer_is_constraint)
     return fmt::format("before partitioning, with_sharding_constraint {} ({}) asks for {}; its operand {}",
                        consumer, where, SplitText(o.consumer_shards), operand);
   if (o.consumer_is_output) {
-    std::string why;
-    if (o.output_sharding_given) why = *o.output_sharding_given ? " as out_shardings ask" : " as XLA chose";
     return fmt::format("before partitioning, the output {} ({}) is {}{}; its operand {}", consumer, where,
                        SplitText(o.consumer_shards), why, operand);
   }
@@ -103,6 +116,23 @@ std::string CollectiveCauseDetail(const CollectiveFinding& c) {
 }
 
 std::string CollectiveCauseHint(const CollectiveFinding& c) {
+  // A with_sharding_constraint that splits a value otherwise than the
+  // values it comes from: the partitioner re-shards to honour it. Dropping
+  // it removed the collectives (tests/python/test_answer_programs.py), and
+  // sharding the argument as it asks did where the constraint reads the
+  // argument itself (tools/gen_reshard_origin_fixtures.py's fixed variants).
+  if (const auto& o = c.cause.before_partitioning; o && o->consumer_is_constraint) {
+    std::string where = o->consumer.source ? SourceText(o->consumer.source)
+                                           : std::string(Shown(o->consumer.instruction->name()));
+    std::string argument = o->operand_parameter && !o->propagated_to.instruction
+                               ? fmt::format("pass argument {} split {} (in_shardings), ",
+                                             *o->operand_parameter, fmt::join(o->consumer_shards, "×"))
+                               : "";
+    return fmt::format(
+        "the with_sharding_constraint at {} asks for {} where the values it comes from are {}: {}drop the "
+        "constraint, or constrain to the sharding those values have",
+        where, SplitText(o->consumer_shards), SplitText(o->operand_shards), argument);
+  }
   const CollectiveRuleEntry* row = EntryOf(c.cause.rule);
   return row ? FillTemplate(row->hint, CollectiveWords(c)) : "";
 }

@@ -368,6 +368,8 @@ Json CollectiveJson(const CollectiveFinding& c) {
     b["operand_parameter"] = Opt(o->operand_parameter);
     b["consumer_is_constraint"] = o->consumer_is_constraint;
     b["consumer_is_output"] = o->consumer_is_output;
+    b["propagated_to"] = RefJson(o->propagated_to.instruction);
+    b["propagated_to_source"] = SourceJson(o->propagated_to.source);
     b["output_sharding_given"] = Opt(o->output_sharding_given);
     b["parameter_sharding_given"] = Opt(o->parameter_sharding_given);
     facts["before_partitioning"] = std::move(b);

@@ -421,14 +421,16 @@ def test_a_resharding_constraint_leads_with_its_collective(constraint_run):
     assert "collective" not in u["kinds"] and not u["stands_out"], u["lead"]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "hloscope names the first matmul's line (XLA's metadata on the all-gather), 'an all-gather of "
-    "f32[2048,512] ... at <program>:12', Why: 're-shards ... for ynn_fusion.1 (<program>:12)', "
-    "with no before-partitioning origin; the re-shard is asked for by the with_sharding_constraint "
-    "on line 13"))
 def test_a_resharding_constraint_is_named_at_the_constraint(constraint_run):
+    # The all-gather's own metadata is the first matmul's (line 12): the partitioner propagated the
+    # constraint's sharding back to it. The answer names the constraint, and its fix (drop it) is
+    # the ablation above.
     c = constraint_run["constrained"]
-    assert c["top"]["source"]["line"] == _program_line(_CONSTRAINT, "with_sharding_constraint(h, cols)")
+    line = _program_line(_CONSTRAINT, "with_sharding_constraint(h, cols)")
+    assert c["top"]["source"]["line"] == line, c["lead"]
+    assert "XLA propagated that back to" in c["top"]["why"], c["top"]["why"]
+    assert c["top"]["fix"].startswith(f"the with_sharding_constraint at <string>:{line} asks for split 1×8"), c["top"]["fix"]
+    assert "drop the constraint" in c["top"]["fix"] and "in_shardings" not in c["top"]["fix"]
 
 
 # -- negatives: programs a maintainer would not flag ------------------------------------------------

@@ -262,6 +262,12 @@ struct CollectiveCauseFacts {
     std::optional<int64_t> operand_parameter;  // the entry argument it is, if one
     bool consumer_is_constraint = false;       // with_sharding_constraint's custom-call
     bool consumer_is_output = false;           // the entry's root: the output sharding
+    // Where the sharding was propagated: the instruction that needs the
+    // re-shard (a dot, say, whose operand is split otherwise) took its
+    // sharding from `consumer` — a constraint or the output it feeds through
+    // ops that keep the sharding — and `operand` is that instruction's.
+    // Null when `consumer` itself holds the pair.
+    InstructionAt propagated_to;
     // Whether the caller fixed that sharding (jit's out_shardings /
     // in_shardings) or let XLA choose it: the module's
     // allow_spmd_sharding_propagation_to_output / _to_parameters; nullopt
