@@ -97,9 +97,12 @@ class SliceAccess {
   }
 
   // A kernel that rewrites the carry `old` as select(iota == i, new, old):
-  // a one-row update written as a whole-buffer `jnp.where`. The select must
-  // produce the kernel's result and take the carry's old value as a branch
-  // (behind bitcasts); an iota and a select elsewhere in the kernel — a
+  // a one-row update written as a whole-buffer `jnp.where`; or as
+  // old + one_hot(i) * x (old - …): a scatter-add written with a one-hot
+  // mask, zero everywhere but row i. The select (the add) must produce the
+  // kernel's result and take the carry's old value as an operand (behind
+  // bitcasts), and the add's other operand must be built from an
+  // `iota == index` mask; an iota and a select elsewhere in the kernel — a
   // solver's stage array built with `where` — do not make one.
   static bool MaskedUpdate(const HloInstruction* kernel, const HloPosition& old) {
     const HloComputation* fused = kernel ? kernel->fused_computation() : nullptr;
@@ -109,15 +112,55 @@ class SliceAccess {
     if (!iota) return false;
     const HloInstruction* root = fused->root_instruction();
     while (root->opcode() == HloOpcode::kBitcast && root->operand_count() == 1) root = root->operand(0);
-    if (root->opcode() != HloOpcode::kSelect || root->operand_count() != 3) return false;
-    for (int64_t b = 1; b <= 2; ++b) {
-      const HloInstruction* v = root->operand(b);
+    auto is_old = [&](const HloInstruction* v) {
       while (v->opcode() == HloOpcode::kBitcast && v->operand_count() == 1) v = v->operand(0);
-      if (v->opcode() != HloOpcode::kParameter) continue;
+      if (v->opcode() != HloOpcode::kParameter) return false;
       int64_t k = v->parameter_number();
-      if (k < kernel->operand_count() && DefiningPosition(kernel->operand(k), {}) == old) return true;
-    }
+      return k < kernel->operand_count() && DefiningPosition(kernel->operand(k), {}) == old;
+    };
+    if (root->opcode() == HloOpcode::kSelect && root->operand_count() == 3)
+      return is_old(root->operand(1)) || is_old(root->operand(2));
+    if ((root->opcode() == HloOpcode::kAdd || root->opcode() == HloOpcode::kSubtract) &&
+        root->operand_count() == 2)
+      for (int64_t b = 0; b < 2; ++b)
+        if (is_old(root->operand(b)) && OneHotMasked(root->operand(1 - b))) return true;
     return false;
+  }
+
+  // `v` is zero but where an `iota == index` mask holds: a product (or a
+  // select against zero) with one factor made from such a compare (behind
+  // broadcasts, converts, bitcasts), looked for two products deep.
+  static bool OneHotMasked(const HloInstruction* v) {
+    auto through = [](const HloInstruction* x) {
+      while ((x->opcode() == HloOpcode::kBitcast || x->opcode() == HloOpcode::kBroadcast ||
+              x->opcode() == HloOpcode::kConvert || x->opcode() == HloOpcode::kReshape) &&
+             x->operand_count() == 1)
+        x = x->operand(0);
+      return x;
+    };
+    auto iota_compare = [&](const HloInstruction* x) {
+      x = through(x);
+      if (x->opcode() != HloOpcode::kCompare || x->operand_count() != 2) return false;
+      std::optional<std::string_view> dir = x->attribute("direction");
+      if (!dir || *dir != "EQ") return false;
+      return through(x->operand(0))->opcode() == HloOpcode::kIota ||
+             through(x->operand(1))->opcode() == HloOpcode::kIota;
+    };
+    v = through(v);
+    if (v->opcode() == HloOpcode::kMultiply && v->operand_count() == 2)
+      return iota_compare(v->operand(0)) || iota_compare(v->operand(1)) ||
+             OneHotProduct(v->operand(0), iota_compare) || OneHotProduct(v->operand(1), iota_compare);
+    if (v->opcode() == HloOpcode::kSelect && v->operand_count() == 3) return iota_compare(v->operand(0));
+    return false;
+  }
+  // One level more: (mask * a) * b.
+  template <typename F>
+  static bool OneHotProduct(const HloInstruction* v, const F& iota_compare) {
+    while ((v->opcode() == HloOpcode::kBitcast || v->opcode() == HloOpcode::kBroadcast) &&
+           v->operand_count() == 1)
+      v = v->operand(0);
+    return v->opcode() == HloOpcode::kMultiply && v->operand_count() == 2 &&
+           (iota_compare(v->operand(0)) || iota_compare(v->operand(1)));
   }
 
   // The array at a position: a tuple-shaped value (a loop body's

@@ -338,9 +338,9 @@ std::string FindingFix(const ModuleCheck& m, const FindingHeader& h) {
     case FindingKind::kUndonated:
       return answer_words_internal::UndonatedFix(h);
     case FindingKind::kCarryRewrite:
-      return "write only what changes: `buf.at[i].set(v)` (or lax.dynamic_update_slice) instead of "
-             "rebuilding "
-             "the whole carry each iteration (jnp.where over it, concatenate, roll)";
+      return "write only what changes: `buf.at[i].set(v)` (`buf.at[i].add(v)` for a sum written with a "
+             "one-hot, or lax.dynamic_update_slice) instead of rebuilding the whole carry each iteration "
+             "(jnp.where or a one-hot product over it, concatenate, roll)";
     case FindingKind::kNoOutputs:
       return "return what the function computes (`return x.at[i].set(v)`), or assign the update (`x = "
              "x.at[i].set(v)`) before it is used";

@@ -74,8 +74,9 @@ std::string GrowthLine(const ModuleCheck& m) {
       break;
     case LoopScaling::Kind::kCarryRewritten:
       why =
-          "the loop writes the whole buffer every iteration where it changes a part (a `jnp.where` over "
-          "it, or an update XLA could not do in place); `buf.at[i].set(...)` writes only the part";
+          "the loop writes the whole buffer every iteration where it changes a part (a `jnp.where` or a "
+          "one-hot product over it, or an update XLA could not do in place); `buf.at[i].set(...)` (or "
+          "`.add`) writes only the part";
       break;
     case LoopScaling::Kind::kWholeRead:
       if (top.top->slice) {

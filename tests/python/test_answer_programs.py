@@ -346,18 +346,15 @@ def test_a_one_hot_scatter_add_in_a_loop_rewrites_the_whole_buffer_in_xla():
     assert not fixed.answer["stands_out"], fixed.answer["lead"]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "hloscope says 'nothing stands out — checked 0 array copies, 0 collectives, 1 loop and 3 "
-    "arguments; most estimated time: multiply_add_fusion (100%)': the body's fusion has the iota "
-    "mask (the one-hot) but combines it with a multiply-add, not a select, so it is taken for the "
-    "program's own arithmetic (docs/analysis.md's known miss); it should lead with a carry-rewrite "
-    "at the one_hot line"))
 def test_a_one_hot_scatter_add_in_a_loop_leads_with_its_carry_rewrite():
     _, module = _inspect(_one_hot_accumulate, *_ONE_HOT_ARGS(), donate_argnums=0)
     assert module.answer["stands_out"], module.answer["lead"]
     top = _top(module)
     assert top["kind"] == "carry-rewrite", module.answer["lead"]
     assert top["source"]["line"] == _line_of(_one_hot_accumulate, "jax.nn.one_hot(")
+    assert top["grows_with_buffer"], top
+    # The fix the answer prints is the ablation above (`b.at[idx[i]].add(xs[i])`).
+    assert "buf.at[i].add(v)" in top["fix"], top["fix"]
 
 
 # -- 8. a sharding constraint that re-shards the activations ---------------------------------------
