@@ -1,12 +1,22 @@
 // Golden outputs of every command: each case of tests/golden/cases.txt is
 // run through RunCli (the CLI itself, in-process) and compared with
 // tests/golden/NAME.txt after normalising absolute paths.
-// tools/update_golden.py writes those files by running the hloscope binary
-// on the same cases.
+//
+// This test is also what writes those files: run with the environment
+// variable HLOSCOPE_UPDATE_GOLDEN=1, each case whose output differs from its
+// file (or has none) rewrites it with exactly what would have been compared
+// and prints "hloscope golden: wrote tests/golden/NAME.txt". The one way to
+// do that is `python3 tools/update_golden.py` (it builds this test and runs
+// it with the variable; --check compares only). So the format of a golden
+// file (Recorded) and the path rule (NormalizePaths) live here and nowhere
+// else.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -20,6 +30,13 @@ namespace fs = std::filesystem;
 
 const fs::path kRoot = HLOSCOPE_SOURCE_DIR;
 const fs::path kGolden = kRoot / "tests" / "golden";
+constexpr const char* kUpdateHint = "python3 tools/update_golden.py";
+
+// HLOSCOPE_UPDATE_GOLDEN set (to anything but "" or "0"): rewrite the files.
+bool Updating() {
+  const char* v = std::getenv("HLOSCOPE_UPDATE_GOLDEN");
+  return v != nullptr && *v != '\0' && std::string(v) != "0";
+}
 
 struct Case {
   std::string name;
@@ -54,8 +71,10 @@ std::vector<Case> ReadCases() {
   return cases;
 }
 
-// Same rule as normalize() in tools/update_golden.py: an absolute path
-// before /tools/ or /tests/fixtures/ becomes <ROOT>.
+// An absolute path before /tools/ or /tests/fixtures/ becomes <ROOT>, so the
+// goldens do not depend on where the repository (or the fixture programs
+// recorded in the HLO) were: the path runs back from the marker to a stop
+// character, and is replaced only when it starts with '/'.
 std::string NormalizePaths(const std::string& text) {
   static const char* kMarkers[] = {"/tools/", "/tests/fixtures/"};
   static const std::string kStops = " \t\n\"'(),=";
@@ -89,15 +108,31 @@ std::string NormalizePaths(const std::string& text) {
   return out;
 }
 
-// The command run in-process, exactly as the CLI runs it: stdout, then
-// stderr and the exit code when either says something (same rule as
-// recorded() in tools/update_golden.py).
-std::string RunCommand(const std::vector<std::string>& args) {
+// What a golden file holds: stdout, then stderr and the exit code when
+// either says something (a gate that fails, a warning).
+std::string Recorded(const std::string& out, const std::string& err, int code) {
+  if (code == 0 && err.empty()) return out;
+  return out + "--- stderr (exit " + std::to_string(code) + ") ---\n" + err;
+}
+
+// The command run in-process, exactly as the CLI runs it, recorded and
+// normalised: what is compared with, or written to, the golden file. Sets
+// *ok to false on an exit code other than 0 or 1 (a usage or input error:
+// never a golden).
+std::string RunCommand(const std::vector<std::string>& args, bool* ok) {
   std::ostringstream out, err;
   int code = RunCli(args, out, err);
-  EXPECT_TRUE(code == 0 || code == 1) << "exit " << code << ": " << err.str();
-  if (code == 0 && err.str().empty()) return out.str();
-  return out.str() + "--- stderr (exit " + std::to_string(code) + ") ---\n" + err.str();
+  *ok = code == 0 || code == 1;
+  EXPECT_TRUE(*ok) << "exit " << code << ": " << err.str();
+  return NormalizePaths(Recorded(out.str(), err.str(), code));
+}
+
+std::string ReadFile(const fs::path& path, bool* exists) {
+  std::ifstream in(path, std::ios::binary);
+  *exists = static_cast<bool>(in);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
 }
 
 class ExploreGolden : public ::testing::TestWithParam<Case> {};
@@ -105,26 +140,37 @@ class ExploreGolden : public ::testing::TestWithParam<Case> {};
 TEST_P(ExploreGolden, MatchesGoldenFile) {
   const Case& c = GetParam();
   fs::path path = kGolden / (c.name + ".txt");
-  std::ifstream in(path, std::ios::binary);
-  ASSERT_TRUE(in) << path << " is missing: run python3 tools/update_golden.py";
-  std::stringstream want;
-  want << in.rdbuf();
-  std::string got = NormalizePaths(RunCommand(c.args));
-  if (got != want.str()) {
-    // Point at the first differing line.
-    std::istringstream a(got), b(want.str());
-    std::string la, lb;
-    int line = 0;
-    while (true) {
-      ++line;
-      bool ha = static_cast<bool>(std::getline(a, la)), hb = static_cast<bool>(std::getline(b, lb));
-      if (!ha && !hb) break;
-      if (!ha || !hb || la != lb) {
-        ADD_FAILURE() << c.name << ": differs from " << path << " at line " << line
-                      << "\n  got:  " << (ha ? la : "<end>") << "\n  want: " << (hb ? lb : "<end>")
-                      << "\nIf the change is intended: python3 tools/update_golden.py";
-        break;
-      }
+  bool ok = false, exists = false;
+  std::string got = RunCommand(c.args, &ok);
+  std::string want = ReadFile(path, &exists);
+  if (Updating()) {
+    if (!ok || (exists && got == want)) return;
+    std::ofstream file(path, std::ios::binary | std::ios::trunc);
+    file << got;
+    ASSERT_TRUE(file.flush()) << "could not write " << path;
+    std::cout << "hloscope golden: wrote tests/golden/" << c.name << ".txt" << std::endl;
+    return;
+  }
+  ASSERT_TRUE(exists) << path << " is missing: run " << kUpdateHint;
+  if (got == want) return;
+  // Point at the first differing line.
+  std::istringstream a(got), b(want);
+  std::string la, lb;
+  int line = 0;
+  while (true) {
+    ++line;
+    bool ha = static_cast<bool>(std::getline(a, la)), hb = static_cast<bool>(std::getline(b, lb));
+    if (!ha && !hb) {
+      // The lines are equal: only a final newline or a '\r' differs.
+      ADD_FAILURE() << c.name << ": differs from " << path << " in its line endings"
+                    << "\nIf the change is intended: " << kUpdateHint;
+      break;
+    }
+    if (!ha || !hb || la != lb) {
+      ADD_FAILURE() << c.name << ": differs from " << path << " at line " << line
+                    << "\n  got:  " << (ha ? la : "<end>") << "\n  want: " << (hb ? lb : "<end>")
+                    << "\nIf the change is intended: " << kUpdateHint;
+      break;
     }
   }
 }
@@ -137,7 +183,25 @@ TEST(ExploreGoldenRules, NormalizePaths) {
   EXPECT_EQ(NormalizePaths("fixture_programs/loops.py:50 tools/x"), "fixture_programs/loops.py:50 tools/x");
 }
 
+TEST(ExploreGoldenRules, Recorded) {
+  EXPECT_EQ(Recorded("out\n", "", 0), "out\n");
+  EXPECT_EQ(Recorded("out\n", "", 1), "out\n--- stderr (exit 1) ---\n");
+  EXPECT_EQ(Recorded("out\n", "warn\n", 0), "out\n--- stderr (exit 0) ---\nwarn\n");
+}
+
 TEST(ExploreGoldenRules, EnoughCases) { EXPECT_GE(ReadCases().size(), 12u); }
+
+// Every case has its own name, and every file in tests/golden belongs to a
+// case: a renamed or removed case leaves no golden behind that nothing checks.
+TEST(ExploreGoldenRules, EveryGoldenFileHasACase) {
+  std::set<std::string> names;
+  for (const Case& c : ReadCases()) EXPECT_TRUE(names.insert(c.name).second) << "two cases named " << c.name;
+  for (const auto& entry : fs::directory_iterator(kGolden)) {
+    const fs::path& p = entry.path();
+    if (p.filename() == "cases.txt" || p.extension() != ".txt") continue;
+    EXPECT_TRUE(names.count(p.stem().string())) << p << " is no case of cases.txt: delete it";
+  }
+}
 
 INSTANTIATE_TEST_SUITE_P(Cases, ExploreGolden, ::testing::ValuesIn(ReadCases()),
                          [](const auto& info) { return info.param.name; });
