@@ -29,8 +29,15 @@ constexpr CollectiveCauseEntry kCollectiveCauses[] = {
 };
 
 constexpr CollectiveRuleEntry kCollectiveRules[] = {
-#define COLLECTIVE_RULE(id, name, cause, detail, hint, checks, example) \
-  {CollectiveRule::id, name, CollectiveCause::cause, detail, hint, checks, example},
+#define COLLECTIVE_RULE(id, name, cause, family, detail, hint, checks, example) \
+  {CollectiveRule::id,                                                          \
+   name,                                                                        \
+   CollectiveCause::cause,                                                      \
+   CollectiveRuleFamily::family,                                                \
+   detail,                                                                      \
+   hint,                                                                        \
+   checks,                                                                      \
+   example},
 #include "hloscope/analysis/cause_catalog.def"
 #undef COLLECTIVE_RULE
 };

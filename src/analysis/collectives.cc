@@ -3,8 +3,13 @@
 // collective-broadcast (sync, async pairs, async wrappers, fused into TPU
 // kernels), with its traffic per device (analysis/collective_traffic.h),
 // executions per call, loops and source line, and why it is there: the
-// collective rows of the catalog (analysis/cause_catalog.def), tried in
-// order.
+// collective rows of the catalog (analysis/cause_catalog.def), tried in row
+// order. Each row names a family (CollectiveRuleFamily) whose matcher below
+// reads the evidence Explain finds once per collective (its op_name, the
+// users of its result, whether it gathers) and names the rule of its family
+// that matched, with the facts it states; the first match wins. Adding a
+// rule is adding a row and teaching its family's matcher to name it; a new
+// family is one more matcher in MatcherOf (HACKING.md, "Adding a cause").
 #include "hloscope/analysis/collectives.h"
 
 #include <algorithm>
@@ -123,46 +128,6 @@ std::string OpName(const HloInstruction* i) {
   return md ? CUnescape(md->op_name) : std::string();
 }
 
-// The kernel or instruction that made `v`'s value when it is a dot,
-// convolution or reduce (or a fusion holding one), through element-wise
-// kernels' first operand: the partial sums an all-reduce adds up.
-const HloInstruction* PartialSumProducer(const HloInstruction* v) {
-  for (int k = 0; k < 8 && v; ++k) {
-    v = Unwrap(v);
-    if (!v) return nullptr;
-    // A collective fused into a kernel (TPU) or wrapped in an async-start
-    // (GPU) reads the caller's operands.
-    if (const HloInstruction* operand = CallerOperandOf(v); operand != v) {
-      v = operand;
-      continue;
-    }
-    switch (v->opcode()) {
-      case HloOpcode::kDot:
-      case HloOpcode::kConvolution:
-      case HloOpcode::kReduce:
-        return v;
-      case HloOpcode::kFusion: {
-        const HloComputation* fused = v->fused_computation();
-        if (!fused) return nullptr;
-        if (HasContraction(*fused)) return v;
-        if (v->operand_count() < 1) return nullptr;
-        v = v->operand(0);
-        continue;
-      }
-      case HloOpcode::kCustomCall:
-        return v;  // a library matmul (cuBLAS, oneDNN)
-      case HloOpcode::kTuple:
-        if (v->operand_count() < 1) return nullptr;
-        v = v->operand(0);
-        continue;
-      default:
-        if (v->operand_count() == 0) return nullptr;
-        v = v->operand(0);
-    }
-  }
-  return nullptr;
-}
-
 // `access` (a read inside `fusion`) flows into the update value of a
 // dynamic-update-slice in the same kernel that writes a fused parameter
 // holding `value`: XLA:GPU reads the old row and writes the new one in one
@@ -191,32 +156,157 @@ const HloInstruction* FusedUpdateServed(const HloInstruction* fusion, const HloI
   return nullptr;
 }
 
-std::optional<std::string> ChainKey(const HloInstruction& instr);
-bool CallsTarget(const HloComputation& comp, std::string_view target);
+// What the collective rules read, found once per collective.
+struct CollectiveEvidence {
+  const CheckContext& ctx;
+  const CollectiveFinding& f;
+  const HloInstruction* result_at;  // whose users read the result (a TPU chain's done kernel)
+  HloPosition value;                // the defining position of its operand
+  std::string op_name;
+  // The users of its result (the async pair's -done's, the wrapper's).
+  std::vector<std::pair<const HloInstruction*, int64_t>> users;
+  // An all-gather, or an all-reduce of shards each placed at its own offset.
+  bool gathers = false;
+};
 
-// `result_at`: the instruction whose users read the collective's result
-// (the done kernel of a TPU async collective chain; `instruction` else).
+// A matcher's answer: the rule of its family that matched and the facts it
+// states, set on the finding only when the rule is chosen.
+struct CollectiveMatch {
+  CollectiveRule rule = CollectiveRule::kNone;
+  std::string primitive = {};
+  InstructionAt consumer = {};
+  const HloInstruction* consumer_fusion = nullptr;
+  InstructionAt producer = {};
+  bool from_scatter = false;
+};
+using CollectiveMatcher = std::optional<CollectiveMatch> (*)(const CollectiveEvidence&);
+
+// Written by the program (shard_map, pmap).
+std::optional<CollectiveMatch> Explicit(const CollectiveEvidence& e) {
+  std::string primitive = LastPrimitive(e.op_name);
+  if (!IsCollectivePrimitive(primitive)) return std::nullopt;
+  return CollectiveMatch{.rule = CollectiveRule::kExplicitCollective, .primitive = std::move(primitive)};
+}
+
+// A gather of a sharded array to read or update it at a run-time index.
+std::optional<CollectiveMatch> GatherForDynamicAccess(const CollectiveEvidence& e) {
+  if (!e.gathers) return std::nullopt;
+  for (auto [u, k] : e.users) {
+    bool update = false;
+    const HloInstruction* access = DynamicAccess(u, k, &update);
+    if (!access) continue;
+    CollectiveMatch m{.rule = CollectiveRule::kGatherForDynamicRead,
+                      .consumer = e.ctx.At(access),
+                      .consumer_fusion = u->opcode() == HloOpcode::kFusion ? u : nullptr};
+    // The read feeds an in-place update of the local shard (scatter's
+    // read of the old row): the gather serves the update.
+    // A multi-output read kernel (one row per buffer of a KV-cache tuple)
+    // passes each row on through a get-tuple-element; the update this
+    // gather serves is the one that writes the shard it gathered.
+    const HloInstruction* dus = nullptr;
+    std::vector<std::pair<const HloInstruction*, int64_t>> readers_users;
+    CollectUsers(u, &readers_users);
+    for (auto [w, j] : readers_users) {
+      if (w->opcode() != HloOpcode::kDynamicUpdateSlice || j != 1) continue;
+      if (!dus || DefiningPosition(w->operand(0), {}) == e.value) dus = w;
+    }
+    const HloInstruction* fused_dus = update || dus ? nullptr : FusedUpdateServed(u, access, e.value);
+    if (update || dus || fused_dus) {
+      const HloInstruction* writer = dus ? dus : fused_dus ? fused_dus : access;
+      m.rule = CollectiveRule::kGatherForDynamicUpdate;
+      m.consumer = e.ctx.At(writer);
+      if (dus) m.consumer_fusion = nullptr;
+      m.from_scatter = LastPrimitive(OpName(writer)) == "scatter" || LastPrimitive(OpName(u)) == "scatter";
+    }
+    return m;
+  }
+  return std::nullopt;
+}
+
+// with_sharding_constraint.
+std::optional<CollectiveMatch> Constraint(const CollectiveEvidence& e) {
+  if (e.op_name.find("sharding_constraint") == std::string::npos) return std::nullopt;
+  return CollectiveMatch{.rule = CollectiveRule::kConstraintReshard};
+}
+
+// A read or write at an index along a sharded dimension, by masking.
+std::optional<CollectiveMatch> MaskedIndex(const CollectiveEvidence& e) {
+  const HloInstruction* coll = e.f.collective;
+  if (e.f.family != CollectiveFamily::kAllReduce || coll->operand_count() == 0) return std::nullopt;
+  const HloInstruction* mask = nullptr;
+  for (int64_t k = 0; k < coll->operand_count(); ++k) {
+    const HloInstruction* m = DeviceMask(coll->operand(k));
+    if (!m) return std::nullopt;
+    if (!mask) mask = m;
+  }
+  return CollectiveMatch{.rule = CollectiveRule::kMaskedIndex, .producer = e.ctx.At(mask)};
+}
+
+// Partial sums of a sharded contraction. A combined all-reduce (several
+// operands) sums several gradients: any operand made by a contraction
+// explains it.
+std::optional<CollectiveMatch> PartialSums(const CollectiveEvidence& e) {
+  if (e.f.family != CollectiveFamily::kAllReduce && e.f.family != CollectiveFamily::kReduceScatter)
+    return std::nullopt;
+  const HloInstruction* coll = e.f.collective;
+  for (int64_t k = 0; k < coll->operand_count(); ++k)
+    if (const HloInstruction* p = PartialSumProducer(coll->operand(k)))
+      return CollectiveMatch{.rule = CollectiveRule::kPartialSums, .producer = e.ctx.At(p)};
+  return std::nullopt;
+}
+
+// A re-shard between a producer and a consumer, or for the output.
+std::optional<CollectiveMatch> Reshard(const CollectiveEvidence& e) {
+  if (!e.gathers && e.f.family != CollectiveFamily::kAllToAll &&
+      e.f.family != CollectiveFamily::kCollectivePermute)
+    return std::nullopt;
+  for (auto [u, k] : e.users)
+    if (u->opcode() != HloOpcode::kTuple)
+      return CollectiveMatch{.rule = CollectiveRule::kReshardForConsumer, .consumer = e.ctx.At(u)};
+  // Only in a loop's (or a call's, a branch's) initial state: re-sharded
+  // for the loop.
+  for (auto [u, k] : e.users) {
+    if (u->opcode() != HloOpcode::kTuple) continue;
+    for (const HloInstruction* w : u->users())
+      if (w->opcode() == HloOpcode::kWhile || w->opcode() == HloOpcode::kCall ||
+          w->opcode() == HloOpcode::kConditional)
+        return CollectiveMatch{.rule = CollectiveRule::kReshardForConsumer, .consumer = e.ctx.At(w)};
+  }
+  // Only returned: the output's sharding asks for it.
+  if (Returned(e.result_at, e.ctx.module().entry_computation()))
+    return CollectiveMatch{.rule = CollectiveRule::kReshardForOutput};
+  return std::nullopt;
+}
+
+// The matcher of each family. A switch, so that a family without one does
+// not compile (-Werror=switch).
+CollectiveMatcher MatcherOf(CollectiveRuleFamily family) {
+  switch (family) {
+    case CollectiveRuleFamily::kExplicit:
+      return &Explicit;
+    case CollectiveRuleFamily::kDynamicAccess:
+      return &GatherForDynamicAccess;
+    case CollectiveRuleFamily::kConstraint:
+      return &Constraint;
+    case CollectiveRuleFamily::kMaskedIndex:
+      return &MaskedIndex;
+    case CollectiveRuleFamily::kPartialSums:
+      return &PartialSums;
+    case CollectiveRuleFamily::kReshard:
+      return &Reshard;
+  }
+  return nullptr;
+}
+
+// The cause of `f`: the catalog's collective rows in order; each family's
+// matcher runs at most once (at its first row), and the first match wins.
 void Explain(const CheckContext& ctx, CollectiveFinding* f, const HloInstruction* result_at) {
   CollectiveCauseFacts& c = f->cause;
   const HloInstruction* coll = f->collective;
-  auto set = [&](CollectiveRule rule) {
-    c.rule = rule;
-    c.cause = CauseOf(rule);
-  };
   if (coll->operand_count() > 0) c.value = DefiningPosition(coll->operand(0), {});
-  std::string op_name = OpName(coll);
-  // 1. Written by the program (shard_map, pmap).
-  std::string primitive = LastPrimitive(op_name);
-  if (IsCollectivePrimitive(primitive)) {
-    c.primitive = primitive;
-    set(CollectiveRule::kExplicitCollective);
-    return;
-  }
-  // The users of its result (the async pair's -done's, the wrapper's).
-  std::vector<std::pair<const HloInstruction*, int64_t>> users;
-  CollectUsers(result_at, &users);
-  // An all-reduce of shards each placed at its own offset gathers them.
-  bool gathers = f->family == CollectiveFamily::kAllGather;
+  CollectiveEvidence e{ctx, *f, result_at, c.value, OpName(coll), {}, false};
+  CollectUsers(result_at, &e.users);
+  e.gathers = f->family == CollectiveFamily::kAllGather;
   if (f->family == CollectiveFamily::kAllReduce && coll->operand_count() > 0) {
     // (A combined all-reduce may also carry masked elements beside them.)
     bool placed = false, all = true;
@@ -225,101 +315,26 @@ void Explain(const CheckContext& ctx, CollectiveFinding* f, const HloInstruction
       placed |= p;
       all = p || DeviceMask(coll->operand(k));
     }
-    gathers = placed && all;
+    e.gathers = placed && all;
   }
-  // 2. A gather of a sharded array to read or update it at a run-time index.
-  if (gathers) {
-    for (auto [u, k] : users) {
-      bool update = false;
-      const HloInstruction* access = DynamicAccess(u, k, &update);
-      if (!access) continue;
-      c.consumer = ctx.At(access);
-      if (u->opcode() == HloOpcode::kFusion) c.consumer_fusion = u;
-      // The read feeds an in-place update of the local shard (scatter's
-      // read of the old row): the gather serves the update.
-      // A multi-output read kernel (one row per buffer of a KV-cache tuple)
-      // passes each row on through a get-tuple-element; the update this
-      // gather serves is the one that writes the shard it gathered.
-      const HloInstruction* dus = nullptr;
-      std::vector<std::pair<const HloInstruction*, int64_t>> readers_users;
-      CollectUsers(u, &readers_users);
-      for (auto [w, j] : readers_users) {
-        if (w->opcode() != HloOpcode::kDynamicUpdateSlice || j != 1) continue;
-        if (!dus || DefiningPosition(w->operand(0), {}) == c.value) dus = w;
-      }
-      const HloInstruction* fused_dus = update || dus ? nullptr : FusedUpdateServed(u, access, c.value);
-      if (update || dus || fused_dus) {
-        const HloInstruction* writer = dus ? dus : fused_dus ? fused_dus : access;
-        c.consumer = ctx.At(writer);
-        c.consumer_fusion = dus ? nullptr : c.consumer_fusion;
-        c.from_scatter = LastPrimitive(OpName(writer)) == "scatter" || LastPrimitive(OpName(u)) == "scatter";
-        set(CollectiveRule::kGatherForDynamicUpdate);
-      } else {
-        set(CollectiveRule::kGatherForDynamicRead);
-      }
-      return;
-    }
-  }
-  // 3. with_sharding_constraint.
-  if (op_name.find("sharding_constraint") != std::string::npos) {
-    set(CollectiveRule::kConstraintReshard);
+  uint32_t tried = 0;
+  for (const CollectiveRuleEntry& row : CollectiveRuleCatalog()) {
+    uint32_t bit = 1u << static_cast<unsigned>(row.family);
+    if (tried & bit) continue;
+    tried |= bit;
+    std::optional<CollectiveMatch> m = MatcherOf(row.family)(e);
+    if (!m) continue;
+    c.rule = m->rule;
+    c.cause = CauseOf(m->rule);
+    c.primitive = std::move(m->primitive);
+    c.consumer = std::move(m->consumer);
+    c.consumer_fusion = m->consumer_fusion;
+    c.producer = std::move(m->producer);
+    c.from_scatter = m->from_scatter;
     return;
   }
-  // 4. A read or write at an index along a sharded dimension, by masking.
-  if (f->family == CollectiveFamily::kAllReduce && coll->operand_count() > 0) {
-    const HloInstruction* mask = nullptr;
-    for (int64_t k = 0; k < coll->operand_count(); ++k) {
-      const HloInstruction* m = DeviceMask(coll->operand(k));
-      if (!m) {
-        mask = nullptr;
-        break;
-      }
-      if (!mask) mask = m;
-    }
-    if (mask) {
-      c.producer = ctx.At(mask);
-      set(CollectiveRule::kMaskedIndex);
-      return;
-    }
-  }
-  // 5. Partial sums of a sharded contraction.
-  // A combined all-reduce (several operands) sums several gradients: any
-  // operand made by a contraction explains it.
-  if (f->family == CollectiveFamily::kAllReduce || f->family == CollectiveFamily::kReduceScatter)
-    for (int64_t k = 0; k < coll->operand_count(); ++k)
-      if (const HloInstruction* p = PartialSumProducer(coll->operand(k))) {
-        c.producer = ctx.At(p);
-        set(CollectiveRule::kPartialSums);
-        return;
-      }
-  // 6. A re-shard between a producer and a consumer.
-  if (gathers || f->family == CollectiveFamily::kAllToAll ||
-      f->family == CollectiveFamily::kCollectivePermute) {
-    for (auto [u, k] : users) {
-      if (u->opcode() == HloOpcode::kTuple) continue;
-      c.consumer = ctx.At(u);
-      set(CollectiveRule::kReshardForConsumer);
-      return;
-    }
-    // Only in a loop's (or a call's, a branch's) initial state: re-sharded
-    // for the loop.
-    for (auto [u, k] : users) {
-      if (u->opcode() != HloOpcode::kTuple) continue;
-      for (const HloInstruction* w : u->users())
-        if (w->opcode() == HloOpcode::kWhile || w->opcode() == HloOpcode::kCall ||
-            w->opcode() == HloOpcode::kConditional) {
-          c.consumer = ctx.At(w);
-          set(CollectiveRule::kReshardForConsumer);
-          return;
-        }
-    }
-    // Only returned: the output's sharding asks for it.
-    if (Returned(result_at, ctx.module().entry_computation())) {
-      set(CollectiveRule::kReshardForOutput);
-      return;
-    }
-  }
-  set(CollectiveRule::kNone);
+  c.rule = CollectiveRule::kNone;
+  c.cause = CauseOf(CollectiveRule::kNone);
 }
 
 // The mesh the mesh-form replica groups name, when they all name the same.
@@ -434,6 +449,8 @@ bool ReachesCarry(const HloInstruction* from, const HloComputation* body, int64_
 }
 
 }  // namespace
+
+bool HasCollectiveMatcher(CollectiveRuleFamily family) { return MatcherOf(family) != nullptr; }
 
 std::vector<int64_t> CarriesMovedWhole(const CollectiveFinding& c, const HloComputation* body) {
   std::vector<int64_t> out;

@@ -134,4 +134,42 @@ bool PlacedByDevice(const HloInstruction* v) {
   return PerDevice(v);
 }
 
+// The partial sums an all-reduce adds up: their contraction.
+const HloInstruction* PartialSumProducer(const HloInstruction* v) {
+  for (int k = 0; k < 8 && v; ++k) {
+    v = Unwrap(v);
+    if (!v) return nullptr;
+    // A collective fused into a kernel (TPU) or wrapped in an async-start
+    // (GPU) reads the caller's operands.
+    if (const HloInstruction* operand = CallerOperandOf(v); operand != v) {
+      v = operand;
+      continue;
+    }
+    switch (v->opcode()) {
+      case HloOpcode::kDot:
+      case HloOpcode::kConvolution:
+      case HloOpcode::kReduce:
+        return v;
+      case HloOpcode::kFusion: {
+        const HloComputation* fused = v->fused_computation();
+        if (!fused) return nullptr;
+        if (HasContraction(*fused)) return v;
+        if (v->operand_count() < 1) return nullptr;
+        v = v->operand(0);
+        continue;
+      }
+      case HloOpcode::kCustomCall:
+        return v;  // a library matmul (cuBLAS, oneDNN)
+      case HloOpcode::kTuple:
+        if (v->operand_count() < 1) return nullptr;
+        v = v->operand(0);
+        continue;
+      default:
+        if (v->operand_count() == 0) return nullptr;
+        v = v->operand(0);
+    }
+  }
+  return nullptr;
+}
+
 }  // namespace hloscope

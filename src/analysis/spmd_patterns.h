@@ -1,7 +1,8 @@
 // What XLA's SPMD partitioner writes, recognised in the partitioned module
 // (xla/service/spmd/): the per-device values it computes from partition-id,
 // the masks it reads elements at an index through, the shards it places at
-// per-device offsets. Private to src/analysis (collectives.cc).
+// per-device offsets, the contractions whose partial sums it adds up.
+// Private to src/analysis (collectives.cc).
 #ifndef HLOSCOPE_ANALYSIS_SPMD_PATTERNS_H_
 #define HLOSCOPE_ANALYSIS_SPMD_PATTERNS_H_
 
@@ -25,6 +26,12 @@ bool HasContraction(const HloComputation& kernel);
 
 // The kernel holds an instruction of `opcode`.
 bool Calls(const HloComputation& kernel, HloOpcode opcode);
+
+// The kernel or instruction that made `v`'s value when it is a dot,
+// convolution or reduce (or a fusion holding one, or a library matmul),
+// through element-wise kernels' first operand: the partial sums an
+// all-reduce adds up; nullptr when none did.
+const HloInstruction* PartialSumProducer(const HloInstruction* v);
 
 // `v`'s producer, through ops that pass values on and from a fused or
 // async-wrapped collective's parameter to its caller's operand.

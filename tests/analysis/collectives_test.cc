@@ -4,9 +4,16 @@
 // loop's buffer, the update a gather serves, and the gate. The same rules
 // on real compiles are checked against the oracle and the 4× compiles in
 // tests/python/test_collectives_vs_oracle.py and test_collective_growth.py.
+#include "hloscope/analysis/collectives.h"
+
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <optional>
+#include <vector>
+
 #include "check_test_util.h"
+#include "hloscope/analysis/cause_catalog.h"
 #include "hloscope/analysis/policy.h"
 
 namespace hloscope {
@@ -375,6 +382,26 @@ TEST(CollectivesTest, AnAllReduceOfShardsPlacedByDeviceIsAGather) {
   ASSERT_EQ(c3.collectives.size(), 1u);
   EXPECT_EQ(c3.collectives[0].cause.rule, CollectiveRule::kGatherForDynamicRead);
   EXPECT_EQ(c3.collectives[0].cause.consumer.instruction->name(), "d");
+}
+
+// The cause is the first of the catalog's COLLECTIVE_RULE rows that
+// matches: Explain runs each family's matcher once, at the family's first
+// row, and takes the rule it names. So every row's family needs a matcher, a
+// family's rows must be contiguous (else a later row of it would be tried
+// ahead of the rows between), and the families fit the bit set of those tried.
+TEST(CollectivesTest, EveryCollectiveRuleFamilyHasAMatcherAndItsRowsAreContiguous) {
+  std::vector<CollectiveRuleFamily> seen;
+  std::optional<CollectiveRuleFamily> current;
+  for (const CollectiveRuleEntry& row : CollectiveRuleCatalog()) {
+    EXPECT_TRUE(HasCollectiveMatcher(row.family)) << row.name;
+    EXPECT_LT(static_cast<unsigned>(row.family), 32u) << row.name;
+    if (current == row.family) continue;
+    EXPECT_EQ(std::count(seen.begin(), seen.end(), row.family), 0)
+        << row.name << ": the rows of its family are not contiguous";
+    seen.push_back(row.family);
+    current = row.family;
+  }
+  EXPECT_FALSE(seen.empty());
 }
 
 }  // namespace

@@ -1,8 +1,9 @@
 // The catalog of causes and rules (cause_catalog.def): the enums made from
 // its rows, and the rows themselves for whoever needs a column — the cause
-// table (analysis/copy_causes.cc) tries the rules in row order, the report
-// layer words them from the row's templates, SARIF and the generated docs
-// list them. One row per rule; adding a rule is adding a row (HACKING.md).
+// table (analysis/copy_causes.cc) and the collectives' causes
+// (analysis/collectives.cc) try the rules in row order, the report layer
+// words them from the row's templates, SARIF and the generated docs list
+// them. One row per rule; adding a rule is adding a row (HACKING.md).
 #ifndef HLOSCOPE_ANALYSIS_CAUSE_CATALOG_H_
 #define HLOSCOPE_ANALYSIS_CAUSE_CATALOG_H_
 
@@ -60,6 +61,18 @@ enum class CauseFamily : uint8_t {
   kReshaped,     // ReshapedUpdateFacts
 };
 
+// The evidence a collective rule reads: one matcher per family
+// (analysis/collectives.cc), which names the rule of its family that matched
+// and the facts of CollectiveCauseFacts it states (findings.h).
+enum class CollectiveRuleFamily : uint8_t {
+  kExplicit,       // the program called a collective (op_name): primitive
+  kDynamicAccess,  // a gather read or updated at a run-time index: consumer, from_scatter
+  kConstraint,     // with_sharding_constraint (op_name)
+  kMaskedIndex,    // an all-reduce of elements masked by device: producer
+  kPartialSums,    // an all-reduce of a contraction's partial sums: producer
+  kReshard,        // a re-shard for a consumer or for the output: consumer
+};
+
 // What kind of copy a rule is tried for; a row's `tried_for` is a set of them.
 enum class CopySubject : uint8_t {
   kCopy = 1,            // an ordinary (protective) copy
@@ -104,6 +117,7 @@ struct CollectiveRuleEntry {
   CollectiveRule rule;
   std::string_view name;
   CollectiveCause cause;
+  CollectiveRuleFamily family;
   std::string_view detail;   // wording template
   std::string_view hint;     // wording template; may expand to ""
   std::string_view checks;   // docs

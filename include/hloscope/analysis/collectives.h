@@ -16,6 +16,10 @@ class CheckContext;
 // `out->undecoded` (collectives whose attributes do not decode).
 void FindCollectives(const CheckContext& ctx, ModuleCheck* out);
 
+// Whether collective rules of `family` have a matcher (collectives.cc's
+// MatcherOf; for the catalog's tests).
+bool HasCollectiveMatcher(CollectiveRuleFamily family);
+
 // The carries of the loop whose body is `body` that collective `c` moves
 // whole every iteration: the carry's data reaches its operands, which add
 // up to at least half of the carry, and what it moves becomes the carry's
