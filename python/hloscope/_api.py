@@ -112,9 +112,18 @@ def analyze(x: Any, buffer_assignment: Any = None, *, allow_unoptimized: bool = 
 
 def _text_report(text: str, name: str, ba_text: Optional[str] = None, ba_path: str = "",
                  notes=(), require: bool = False, pre_text: Optional[str] = None, pre_path: str = "",
-                 donation_requested: "Optional[list[bool]]" = None) -> Report:
+                 donation_requested: "Optional[list[bool]]" = None,
+                 before_header: Optional[str] = None) -> Report:
     return _report(_C.Session.open_text(text, name, ba_text, ba_path, require, pre_text, pre_path,
-                                        donation_requested), notes)
+                                        donation_requested, before_header), notes)
+
+
+def _first_line(path: Optional[str]) -> Optional[str]:
+    """The header line of an HLO dump (the module's attributes: Shardy's mesh), or None."""
+    if not path:
+        return None
+    with open(path, encoding="utf-8", errors="replace") as f:
+        return f.readline(1 << 20)
 
 
 def _load_ba(ba: Any) -> "tuple[str, str]":
@@ -360,4 +369,5 @@ def _report_of_dump(tmp: str, compiled: Any, extra_notes=(), donation_requested=
     return _text_report(hlo_text, os.path.basename(hlo_path), ba_text,
                         os.path.basename(ba_path) if ba_path else "", notes,
                         pre_text=pre_text, pre_path=os.path.basename(pre_path) if pre_path else "",
-                        donation_requested=donation_requested)
+                        donation_requested=donation_requested,
+                        before_header=_first_line(_C.find_before_optimizations_beside(hlo_path)))

@@ -116,13 +116,15 @@ class Session:
     """An opened HLO input and its analyses (app/session.h)."""
 
     @staticmethod
-    def open_text(hlo_text: str, path: str = '<input>', buffer_assignment_text: str | None = None, buffer_assignment_path: str = '', require_optimized: bool = False, pre_partition_text: str | None = None, pre_partition_path: str = '', donation_requested: Sequence[bool] | None = None) -> Session:
+    def open_text(hlo_text: str, path: str = '<input>', buffer_assignment_text: str | None = None, buffer_assignment_path: str = '', require_optimized: bool = False, pre_partition_text: str | None = None, pre_partition_path: str = '', donation_requested: Sequence[bool] | None = None, before_optimizations_text: str | None = None) -> Session:
         """
         Parse HLO text (and optionally XLA's buffer-assignment dump, and the module before SPMD
         partitioning: a --xla_dump_hlo_pass_re=spmd-partitioning dump).
 
         `donation_requested`: one flag per entry parameter, the donation the program asked
         for (JAX's donate_argnums); each one XLA dropped gets its reason.
+        `before_optimizations_text`: the module before optimization (its header line is
+        enough): the user's mesh axis names (Shardy's xla.sdy.meshes).
         `path`, `buffer_assignment_path` and `pre_partition_path` only name the inputs in
         diagnostics and reports.
         Raises hloscope.ParseError on malformed input.
@@ -203,6 +205,11 @@ def is_optimized_dump_name(file_name: str) -> bool:
 def find_pre_partition_beside(hlo_path: str) -> str | None:
     """
     The dump of the module before SPMD partitioning that belongs to an HLO dump (XLA's naming), or None.
+    """
+
+def find_before_optimizations_beside(hlo_path: str) -> str | None:
+    """
+    The dump of the module before optimization that belongs to an HLO dump (XLA's naming), or None.
     """
 
 def find_buffer_assignment_beside(hlo_path: str) -> str | None:

@@ -56,7 +56,8 @@ class ModuleReport:
     updates: list = field(default_factory=list)  # list[Update]
     loops: list = field(default_factory=list)  # list[Loop]
     # Sharded modules: every collective (list[Collective], by bytes per call, largest first)
-    # and the SPMD layout ({"replica_count", "num_partitions", "devices", "mesh", "text"}).
+    # and the SPMD layout ({"replica_count", "num_partitions", "devices", "mesh",
+    # "mesh_names_from", "text"}: the mesh with the user's axis names where the dump keeps them).
     collectives: list = field(default_factory=list)
     spmd: Optional[dict] = None
     # The module before SPMD partitioning the re-shard origins were read from (a

@@ -115,7 +115,8 @@ class PySession {
 
   static PySession OpenText(std::string text, std::string path, std::optional<std::string> ba_text,
                             std::string ba_path, bool require_optimized, std::optional<std::string> pre_text,
-                            std::string pre_path, std::optional<std::vector<bool>> donation_requested) {
+                            std::string pre_path, std::optional<std::vector<bool>> donation_requested,
+                            std::optional<std::string> before_optimizations_text) {
     hloscope::SessionRequest r;
     r.require_optimized = require_optimized;
     r.path = path;
@@ -129,6 +130,8 @@ class PySession {
     r.find_pre_partition = false;
     r.donation_requested = std::move(donation_requested);
     r.find_donation_request = false;
+    r.before_optimizations_text = std::move(before_optimizations_text);
+    r.find_before_optimizations = false;
     return Open(std::move(r));
   }
 
@@ -385,10 +388,13 @@ NB_MODULE(_hloscope, m) {
                   "buffer_assignment_text"_a = nb::none(), "buffer_assignment_path"_a = "",
                   "require_optimized"_a = false, "pre_partition_text"_a = nb::none(),
                   "pre_partition_path"_a = "", "donation_requested"_a = nb::none(),
+                  "before_optimizations_text"_a = nb::none(),
                   "Parse HLO text (and optionally XLA's buffer-assignment dump, and the module before SPMD\n"
                   "partitioning: a --xla_dump_hlo_pass_re=spmd-partitioning dump).\n\n"
                   "`donation_requested`: one flag per entry parameter, the donation the program asked\n"
                   "for (JAX's donate_argnums); each one XLA dropped gets its reason.\n"
+                  "`before_optimizations_text`: the module before optimization (its header line is\n"
+                  "enough): the user's mesh axis names (Shardy's xla.sdy.meshes).\n"
                   "`path`, `buffer_assignment_path` and `pre_partition_path` only name the inputs in\n"
                   "diagnostics and reports.\n"
                   "Raises hloscope.ParseError on malformed input.")
@@ -477,6 +483,11 @@ NB_MODULE(_hloscope, m) {
       "find_pre_partition_beside",
       [](const std::string& hlo_path) { return hloscope::FindPrePartitionBeside(hlo_path); }, "hlo_path"_a,
       "The dump of the module before SPMD partitioning that belongs to an HLO dump (XLA's naming), or None.");
+  m.def(
+      "find_before_optimizations_beside",
+      [](const std::string& hlo_path) { return hloscope::FindBeforeOptimizationsBeside(hlo_path); },
+      "hlo_path"_a,
+      "The dump of the module before optimization that belongs to an HLO dump (XLA's naming), or None.");
   m.def(
       "find_buffer_assignment_beside",
       [](const std::string& hlo_path) { return hloscope::FindBufferAssignmentBeside(hlo_path); },

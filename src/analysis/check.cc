@@ -107,6 +107,9 @@ ModuleCheck CheckModule(const HloModule& module, const ExecutionCounts& counts, 
   result.buffer_assignment_path = given.buffer_assignment_path;
   // Another module's dump confirms nothing: it is not applied, and says why.
   CheckOptions options = given;
+  // The user's mesh: given (the module before optimization's), else this
+  // module's own (TPU keeps xla.sdy.meshes).
+  if (!options.user_mesh) options.user_mesh = SdyMeshIn(module.attribute("frontend_attributes").value_or(""));
   // Every value of the dump resolved once: the foreign-dump test and the
   // memory analysis both read it.
   std::optional<BufferValueInstructions> instructions;
@@ -143,6 +146,9 @@ ModuleCheck CheckModule(const HloModule& module, const ExecutionCounts& counts, 
                    [&](const CopyFinding& a, const CopyFinding& b) { return rank(a) > rank(b); });
   // Collectives before loops: a loop adds up what its collectives move.
   FindCollectives(ctx, &result);
+  // The user's names for the mesh axes, where the module before
+  // optimization (or this one, on TPU) keeps the user's mesh.
+  if (options.user_mesh) NameMeshAxes(*options.user_mesh, &result);
   // Which sharding asked for a re-shard: the module before partitioning,
   // when it is this module's (the same name).
   if (options.pre_partition) {

@@ -487,6 +487,14 @@ void FindCollectives(const CheckContext& ctx, ModuleCheck* out) {
     cfg = *config;
   else
     out->undecoded.push_back(config.error().Format());
+  // The user's mesh (analysis/mesh_names.h), devices in iota order (a
+  // Shardy mesh with device_ids does not decode there): the axes of
+  // replica groups written as device lists ({{0,1,2,3},{4,5,6,7}}), as a
+  // shard_map's psum has them, are then named too.
+  if (const std::optional<UserMesh>& mesh = ctx.options().user_mesh) {
+    Mesh m = IotaMesh(mesh->axes);
+    if (m.num_devices() == cfg.num_devices()) cfg.mesh = std::move(m);
+  }
   out->spmd.replica_count = cfg.replica_count;
   out->spmd.num_partitions = cfg.num_partitions;
   std::vector<CollectiveTraffic> all;

@@ -30,8 +30,8 @@ constexpr GateEntry kGates[] = {
      false},
     {Gate::kContradictions, "contradictions", "XLA's buffer assignment contradicts a verdict", false},
     {Gate::kSmallCopiesInLoops, "small-copies-in-loops",
-     "a copy under 4 KiB that does not grow with buffer size runs inside a loop (loop state copied every "
-     "iteration): strict only",
+     "a copy under 4 KiB that does not grow with buffer size runs inside a loop: small loop state copied "
+     "every iteration, strict only",
      false},
     {Gate::kNewCopies, "new-copies", "diff: B has an array copy A does not have (or more of one)", true},
     {Gate::kNewNotInPlace, "new-not-in-place", "diff: an update is not in place in B but was in A", true},

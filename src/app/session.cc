@@ -13,15 +13,21 @@ namespace {
 // before optimization is as large as the optimized one). Nothing when it
 // does not read or names a parameter `module` lacks: the request is then
 // unknown, which is what the report says without it.
-std::optional<std::vector<bool>> DonationAskedIn(const std::string& path, const HloModule& module,
-                                                 const InputOptions& input) {
+// The module before optimization, its header only (`text`, or the file at
+// `path`); nullptr when it does not parse or holds several modules.
+std::unique_ptr<HloModule> BeforeOptimizationsHeader(const std::string& path, std::optional<std::string> text,
+                                                     const InputOptions& input) {
   ParseOptions parse;
   parse.path = path;
   parse.input = input;
   parse.header_only = true;
-  Result<HloModuleGroup> before = ParseHloFile(path, parse);
-  if (!before.ok() || before->modules.size() != 1 || !module.entry_computation()) return std::nullopt;
-  const HloModule& m = *before->modules[0];
+  Result<HloModuleGroup> before = text ? ParseHloText(std::move(*text), parse) : ParseHloFile(path, parse);
+  if (!before.ok() || before->modules.size() != 1) return nullptr;
+  return std::move(before->modules[0]);
+}
+
+std::optional<std::vector<bool>> DonationAskedIn(const HloModule& m, const HloModule& module) {
+  if (!module.entry_computation()) return std::nullopt;
   std::vector<bool> asked(module.entry_computation()->parameters().size(), false);
   std::vector<int64_t> numbers;
   for (const InputOutputAlias& a : m.input_output_aliases()) numbers.push_back(a.parameter_number);
@@ -134,14 +140,30 @@ Result<std::unique_ptr<Session>> Session::Open(SessionRequest request) {
   if (request.donation_requested) {
     s->check_options_.donation_requested = request.donation_requested;
     s->check_options_.donation_request_source = "donate_argnums";
-  } else if (request.find_donation_request && !from_text && request.path != "-" &&
+  }
+  // The module before optimization: given (Python passes its header), or
+  // beside the dump. Its header holds the donation asked for and, with
+  // Shardy, the user's mesh (analysis/mesh_names.h).
+  std::unique_ptr<HloModule> before;
+  std::string before_path;
+  if (request.before_optimizations_text) {
+    before_path = "<before-optimizations>";
+    before =
+        BeforeOptimizationsHeader(before_path, std::move(request.before_optimizations_text), request.input);
+  } else if (request.find_before_optimizations && !from_text && request.path != "-" &&
              s->group_.modules.size() == 1) {
-    if (std::optional<std::string> found = FindBeforeOptimizationsBeside(request.path))
-      if (std::optional<std::vector<bool>> asked =
-              DonationAskedIn(*found, *s->group_.modules[0], request.input)) {
+    if (std::optional<std::string> found = FindBeforeOptimizationsBeside(request.path)) {
+      before_path = *found;
+      before = BeforeOptimizationsHeader(before_path, std::nullopt, request.input);
+    }
+  }
+  if (before && s->group_.modules.size() == 1) {
+    if (!request.donation_requested && request.find_donation_request)
+      if (std::optional<std::vector<bool>> asked = DonationAskedIn(*before, *s->group_.modules[0])) {
         s->check_options_.donation_requested = std::move(asked);
-        s->check_options_.donation_request_source = *found;
+        s->check_options_.donation_request_source = before_path;
       }
+    s->check_options_.user_mesh = SdyMeshIn(before->attribute("frontend_attributes").value_or(""));
   }
   s->check_options_.source = request.source;
   s->analyses_.resize(s->group_.modules.size());

@@ -391,6 +391,7 @@ Json SpmdJson(const SpmdFacts& s) {
   Json mesh = Json::array();
   for (const auto& [name, size] : s.mesh_axes) mesh.push_back({{"name", name}, {"size", size}});
   j["mesh"] = std::move(mesh);
+  j["mesh_names_from"] = NullIfEmpty(s.mesh_names_from);
   j["text"] = NullIfEmpty(SpmdText(s));
   return j;
 }

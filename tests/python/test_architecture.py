@@ -80,10 +80,11 @@ def test_findings_carry_no_names():
         fields = re.findall(r"^\s+std::(?:string|string_view|vector<std::string>)\s+(\w+)", f.read(), re.M)
     # Paths, XLA's name for a thunk's kind (an open set, from the GPU dump), the JAX primitive an
     # op_name ends in, mesh axis names and shardings as the module writes them (a parameter's; the
-    # two a re-shard's origin compares), where a donation request was read (a path, or the
-    # source's name), and the diagnostics of collectives that do not decode: no names of the
-    # IR's instructions.
-    assert fields == ["kind", "primitive", "consumer_sharding", "operand_sharding", "mesh_axes", "text", "path",
+    # two a re-shard's origin compares), where the user's mesh axis names were read, where a
+    # donation request was read (a path, or the source's name), and the diagnostics of collectives
+    # that do not decode: no names of the IR's instructions.
+    assert fields == ["kind", "primitive", "consumer_sharding", "operand_sharding", "mesh_axes", "mesh_names_from",
+                      "text", "path",
                       "buffer_assignment_path", "pre_partition_path", "donation_request_source", "undecoded"]
 
 

@@ -14,6 +14,7 @@
 
 #include "hloscope/analysis/execution_counts.h"
 #include "hloscope/analysis/findings.h"
+#include "hloscope/analysis/mesh_names.h"
 #include "hloscope/analysis/source_map.h"
 #include "hloscope/ir/module.h"
 #include "hloscope/parser/buffer_assignment.h"
@@ -41,6 +42,9 @@ struct CheckOptions {
   // one flag per parameter.
   std::optional<std::vector<bool>> donation_requested;
   std::string donation_request_source;
+  // The user's mesh (analysis/mesh_names.h: the module before
+  // optimization's xla.sdy.meshes); else the module's own attribute is read.
+  std::optional<UserMesh> user_mesh;
   SourceOptions source;
 };
 

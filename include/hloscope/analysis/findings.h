@@ -318,8 +318,12 @@ struct SpmdFacts {
   int64_t num_partitions = 1;
   int64_t devices() const { return replica_count * num_partitions; }
   // The mesh of the mesh-form replica groups (all that name one agree), as
-  // axis names and sizes; empty when no collective names one.
+  // axis names and sizes; empty when no collective names one. With the
+  // user's mesh known (analysis/mesh_names.h), the user's axes and names.
   std::vector<std::pair<std::string, int64_t>> mesh_axes;
+  // Where the names come from when they are the user's ("xla.sdy.meshes");
+  // empty: XLA's own ('axis_0').
+  std::string mesh_names_from;
 };
 
 // ---------------------------------------------------------------------------

@@ -52,6 +52,12 @@ struct SessionRequest {
   // (FindBeforeOptimizationsBeside) if `find_donation_request`.
   std::optional<std::vector<bool>> donation_requested;
   bool find_donation_request = true;
+  // The module before optimization (its header is enough: Python passes
+  // the first line of its dump), else the file beside `path` if
+  // `find_before_optimizations`: the donation asked for (above) and the
+  // user's mesh axis names (analysis/mesh_names.h).
+  std::optional<std::string> before_optimizations_text;
+  bool find_before_optimizations = true;
   // Refuse HLO before optimization (parser/input_kind.h): what `check`,
   // `diff` and Python's analyze() need; off for the exploring commands
   // (print, stats) and for hand-written HLO in tests. --allow-unoptimized.
