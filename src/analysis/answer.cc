@@ -346,8 +346,28 @@ void AddPeakTemporaries(const ModuleCheck& m, int64_t peak, std::vector<FindingH
         collective_of[c->instruction] = i;
         collective_of[c->collective] = i;
       }
+  // One buffer is one finding: a loop's state and the value it starts from
+  // (a scan's stacked output and its zeros) share their bytes in the heap.
+  // (offset, size) in the heap -> its header; nullopt: a collective's bytes.
+  std::map<std::pair<int64_t, int64_t>, std::optional<size_t>> headed;
   for (const LiveValue& v : m.memory->temp_peak->live) {
     if (v.kind == LiveValueKind::kCopy || !v.value.instruction) continue;  // copies are copy findings
+    std::optional<std::pair<int64_t, int64_t>> range;
+    if (v.listed) range = std::make_pair(v.listed->offset, v.listed->size);
+    if (auto at = range ? headed.find(*range) : headed.end(); at != headed.end()) {
+      // The value that says more names the buffer: the one a loop fills
+      // or a temporary, over the loop's state that carries it.
+      if (at->second) {
+        FindingHeader& h = (*out)[*at->second];
+        if (h.live && h.live->kind == LiveValueKind::kLoopCarry && v.kind != LiveValueKind::kLoopCarry) {
+          h.instruction = v.value.instruction;
+          h.source = v.source;
+          SetOrigin(h);
+          h.live = &v;
+        }
+      }
+      continue;
+    }
     const HloInstruction* def = v.value.instruction;
     // An async collective's value is defined by its -done (or -start).
     auto it = collective_of.find(def);
@@ -356,6 +376,7 @@ void AddPeakTemporaries(const ModuleCheck& m, int64_t peak, std::vector<FindingH
     if (it != collective_of.end()) {
       FindingHeader& c = (*out)[it->second];
       c.live_at_peak = SatAdd(c.live_at_peak, v.bytes);
+      if (range) headed[*range] = std::nullopt;
       continue;
     }
     if (Share(static_cast<double>(v.bytes), static_cast<double>(peak)) < kPeakTemporaryShare) break;
@@ -369,6 +390,7 @@ void AddPeakTemporaries(const ModuleCheck& m, int64_t peak, std::vector<FindingH
     h.impact.measure = ImpactMeasure::kMemory;
     h.impact.bytes = v.bytes;
     out->push_back(std::move(h));
+    if (range) headed[*range] = out->size() - 1;
   }
 }
 

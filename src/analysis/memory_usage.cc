@@ -135,6 +135,14 @@ LiveValueKind KindOf(const HloInstruction* instr, const ShapeIndex& index, const
   if (v.phi || instr->opcode() == HloOpcode::kWhile) return LiveValueKind::kLoopCarry;
   for (const UpdateFinding* u : check.UpdatesOf(instr))
     if (!u->enclosing_loops.empty()) return LiveValueKind::kLoopUpdate;
+  // The value a loop starts a carry from, where the loop updates that carry
+  // in place: a scan's stacked output is a broadcast of zeros that the loop
+  // then fills row by row in the same buffer.
+  for (const LoopFinding& l : check.loops)
+    for (const LoopCarry& c : l.carries)
+      if (c.init.instruction == instr && c.update.instruction &&
+          !check.UpdatesOf(c.update.instruction).empty())
+        return LiveValueKind::kLoopUpdate;
   return LiveValueKind::kTemporary;
 }
 

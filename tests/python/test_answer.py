@@ -147,6 +147,7 @@ def test_a_one_hot_temporary_that_dominates_the_peak_is_named_at_its_line():
     assert top["impact"]["measure"] == "memory"
     assert top["impact"]["bytes"] >= BATCH * SEQ * VOCAB * 4  # the f32 one-hot
     assert top["source"]["line"] == _one_hot_embed.__code__.co_firstlineno + 1
+    assert "jnp.take(table, i, axis=0)" in top["fix"], top["fix"]  # what the ablation compiles
     # Ablation: a gather instead of the one-hot product; XLA's peak drops below the one-hot alone.
     fixed_compiled, fixed = _inspect(_take_embed, tokens, table)
     assert _peak(fixed_compiled) < BATCH * SEQ * VOCAB * 4

@@ -229,6 +229,11 @@ def test_a_stacked_scan_output_that_dominates_the_peak_is_named_at_its_scan():
     assert top["kind"] == "peak-temporary", module.answer["lead"]
     assert top["impact"]["bytes"] == stacked
     assert top["source"]["line"] == _line_of(_stacked, "jax.lax.scan(")
+    # One buffer, one finding: the zeros it starts from and the loop state that carries it are the
+    # scan's stacked output, and the fix is the ablation below.
+    assert "a scan's stacked output" in module.answer["lead"], module.answer["lead"]
+    assert sum(f["kind"] == "peak-temporary" for f in module.answer["findings"]) == 1, module.answer["findings"]
+    assert "accumulate it in the scan's carry" in top["fix"], top["fix"]
     # Ablation: the sum carried instead: XLA's temporaries shrink from 16 MiB to a few KiB.
     fixed_compiled, fixed = _inspect(_accumulated, *args)
     assert fixed_compiled.memory_analysis().temp_size_in_bytes < stacked / 1000
