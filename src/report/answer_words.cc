@@ -250,6 +250,20 @@ std::string SerialLoopLead(const ModuleCheck& m, const FindingHeader& h) {
       Shown(op), HumanBytes(h.impact.bytes), PerDevice(m), ImpactText(m, h));
 }
 
+// A scatter XLA expanded into a loop (a vmapped dynamic_update_slice, one
+// row per batch element at its own index): written as a select over every
+// position, it fuses and runs at once — the ablation of
+// tests/python/test_answer.py (TPU v5e: no while left). None for a loop
+// made from another op.
+std::string SerialLoopFix(const FindingHeader& h) {
+  const OpMetadata* md = h.loop ? h.loop->loop->metadata() : nullptr;
+  std::string op = md ? CUnescape(md->op_name) : std::string();
+  if (!op.ends_with("/scatter")) return "";
+  return "write the rows with a select over every position instead of a vmapped dynamic_update_slice or "
+         "scatter: `jnp.where(jnp.arange(n)[None, :, None] == idx[:, None, None], rows[:, None, :], bufs)` — "
+         "XLA fuses it, with no loop";
+}
+
 std::string NoOutputsLead(const ModuleCheck& m) {
   const HloComputation* entry = m.module->entry_computation();
   int64_t unused = 0, params = 0;
@@ -399,6 +413,8 @@ std::string FindingFix(const ModuleCheck& m, const FindingHeader& h) {
              "x.at[i].set(v)`) before it is used";
     case FindingKind::kPeakTemporary:
       return answer_words_internal::TemporaryFix(*h.live);
+    case FindingKind::kSerialLoop:
+      return answer_words_internal::SerialLoopFix(h);
     default:
       return "";
   }

@@ -411,6 +411,7 @@ def test_a_scatter_xla_made_into_a_serial_loop_leads_on_tpu():
     assert top["kind"] == "serial-loop" and top["stands_out"], v["lead"]
     assert v["lead"].startswith("XLA made a serial loop: the scatter at "), v["lead"]
     assert top["source"]["line"] == 7  # the vmapped dynamic_update_slice (the program's line 7)
+    assert "jnp.where(jnp.arange(n)[None, :, None] == idx[:, None, None]" in top["fix"], top["fix"]  # as below
     # Ablation: the select makes no loop, and nothing serial is reported.
     s = out["selected"]
     assert not s["whiles"]
