@@ -6,6 +6,7 @@
 #include <map>
 
 #include "diff_groups.h"
+#include "hloscope/analysis/jax_op_name.h"
 #include "hloscope/support/saturating.h"
 
 namespace hloscope {
@@ -141,6 +142,8 @@ ModuleDiff DiffModules(const DocModule& a, const DocModule& b, const FindingFilt
   m.a_devices = a.devices;
   m.b_devices = b.devices;
   m.kernels_compared = a.has_kernels && b.has_kernels;
+  m.stands_out = a.stands_out || b.stands_out;
+  m.estimated_seconds = std::max(a.estimated_seconds, b.estimated_seconds);
 
   // Argument sizes: the experiment's independent variable.
   std::map<int64_t, const DocParameter*> b_params;
@@ -268,6 +271,12 @@ ModuleDiff DiffModules(const DocModule& a, const DocModule& b, const FindingFilt
   return m;
 }
 
+bool ModuleDiff::Quiet() const {
+  for (const DiffItem& it : items)
+    if (it.grows || it.status != DiffStatus::kUnchanged) return false;
+  return !memory || memory->a_peak == memory->b_peak;
+}
+
 DiffResult DiffDocuments(const CheckDocument& a, const CheckDocument& b, const FindingFilter& filter) {
   DiffResult r;
   const std::vector<DocModule>& ma = a.modules;
@@ -306,6 +315,15 @@ DiffResult DiffDocuments(const CheckDocument& a, const CheckDocument& b, const F
     else
       r.modules.push_back(DiffModules(ma[i], mb[pair_of[i]], filter));
   }
+  // The user's modules first — not JAX's own helpers called outside jit
+  // (jit__normal), then those whose answer stands out, then by estimated
+  // time; dump order among equals.
+  std::stable_sort(r.modules.begin(), r.modules.end(), [](const ModuleDiff& x, const ModuleDiff& y) {
+    bool x_helper = IsPrivateJitModule(x.b_name), y_helper = IsPrivateJitModule(y.b_name);
+    if (x_helper != y_helper) return y_helper;
+    if (x.stands_out != y.stands_out) return x.stands_out;
+    return x.estimated_seconds > y.estimated_seconds;
+  });
   for (size_t j = 0; j < mb.size(); ++j)
     if (!used_b[j]) {
       r.only_in_b.push_back(Unpaired(mb[j]));

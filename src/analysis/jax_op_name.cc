@@ -126,6 +126,10 @@ std::string_view PrivateJitHelper(std::string_view op_name) {
   return {};
 }
 
+bool IsPrivateJitModule(std::string_view module_name) {
+  return module_name.starts_with("jit__") && module_name.size() > 5;
+}
+
 std::optional<JaxWrapper> JaxWrapperOf(std::string_view s) {
   for (const auto& [name, kind] : kWrappers)
     if (s == name) return kind;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "hloscope/analysis/jax_op_name.h"
 #include "hloscope/analysis/scope_filter.h"
 #include "hloscope/app/commands.h"
 #include "hloscope/report/wording.h"
@@ -58,11 +59,13 @@ int WriteCheckOutput(const std::vector<const ModuleCheck*>& modules, const Kerne
     // per call; modules with nothing to say (JAX's
     // helper jits: _threefry_split, convert_element_type, …) in one line
     // at the end. The JSON keeps the dump's order.
-    std::vector<size_t> order, quiet;
+    // JAX's own helpers called outside jit (jit__normal: jax.random at the
+    // top level) go last, standing out or not: the user's modules first.
+    std::vector<size_t> order, quiet, helpers;
     for (size_t i = 0; i < modules.size(); ++i) {
       const ModuleCheck& m = *modules[i];
       bool silent = !m.answer.stands_out() && m.answer.basis.copies == 0 && m.collectives.empty();
-      (silent ? quiet : order).push_back(i);
+      (silent ? quiet : IsPrivateJitModule(m.module->name()) ? helpers : order).push_back(i);
     }
     // Standing out first; then the module with more work per call (the
     // user's step, not JAX's eager helpers), whatever its top finding's
@@ -73,6 +76,7 @@ int WriteCheckOutput(const std::vector<const ModuleCheck*>& modules, const Kerne
       if (x.stands_out() != y.stands_out()) return x.stands_out();
       return x.basis.seconds > y.basis.seconds;
     });
+    order.insert(order.end(), helpers.begin(), helpers.end());
     for (size_t i : order) {
       o << "\n" << (i < titles->size() ? (*titles)[i] : "") << "\n";
       RenderCheckText({modules[i]}, options, o);

@@ -231,6 +231,10 @@ CheckDocument ReadCheckDocument(const Json& doc) {
     d.path = Str(m, "path");
     d.entry_signature = Str(m, "entry_signature");
     d.devices = Int(Field(m, "spmd"), "devices").value_or(1);
+    const Json& answer = Field(m, "answer");
+    d.stands_out = Bool(answer, "stands_out");
+    if (const Json& s = Field(Field(answer, "basis"), "estimated_seconds"); s.is_number())
+      d.estimated_seconds = s.get<double>();
     for (const Json& p : Array(m, "parameters")) {
       DocParameter q;
       q.number = Int(p, "number");

@@ -293,7 +293,14 @@ std::vector<std::string> DiffSummaryLines(const ModuleDiff& m) {
 void RenderDiffText(const DiffResult& result, const DiffInputs& inputs, std::ostream& out) {
   if (result.modules.empty())
     out << fmt::format("hloscope diff: no module of {} pairs with one of {}\n", inputs.a, inputs.b);
+  // Modules where nothing differs and nothing stands out (JAX's helpers,
+  // the clean ones) share one line at the end; JSON lists every one.
+  std::vector<std::string> quiet;
   for (const ModuleDiff& m : result.modules) {
+    if (result.modules.size() > 1 && !m.stands_out && m.Quiet()) {
+      quiet.push_back(m.b_name);
+      continue;
+    }
     out << fmt::format("{}{}\n", m.b_name, m.a_name == m.b_name ? "" : fmt::format(" (A: {})", m.a_name));
     out << fmt::format("  A  {}  {}\n", m.a_path.empty() ? inputs.a : m.a_path, m.a_signature);
     out << fmt::format("  B  {}  {}\n", m.b_path.empty() ? inputs.b : m.b_path, m.b_signature);
@@ -352,6 +359,15 @@ void RenderDiffText(const DiffResult& result, const DiffInputs& inputs, std::ost
         "\n{} finding{} unchanged{}{}\n", unchanged, unchanged == 1 ? "" : "s",
         moved ? fmt::format(" ({} on other lines in B)", moved) : "",
         m.kernels_compared ? "" : "; kernels not compared (a baseline without them: check --kernels)");
+  }
+  if (!quiet.empty()) {
+    constexpr size_t kShown = 6;
+    std::vector<std::string> shown(quiet.begin(), quiet.begin() + std::min(quiet.size(), kShown));
+    out << fmt::format("\n{} more module{} with nothing changed and nothing standing out: {}{}\n",
+                       quiet.size(), quiet.size() == 1 ? "" : "s", fmt::join(shown, ", "),
+                       quiet.size() > kShown
+                           ? fmt::format(" and {} more (--format json lists them)", quiet.size() - kShown)
+                           : "");
   }
   for (const UnpairedModule& s : result.only_in_a)
     out << fmt::format("only in A (no module of B pairs with it): {}\n", ModuleLabel(s));

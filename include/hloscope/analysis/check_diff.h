@@ -166,6 +166,13 @@ struct ModuleDiff {
   bool kernels_compared = false;
   std::vector<DiffItem> items;       // parameters, copies, updates, loops, kernels
   std::optional<MemoryDiff> memory;  // when either side has its buffer assignment
+  // Either side's answer stands out, and the larger estimated time: paired
+  // modules are listed so, the user's first (JAX's helpers stand out in
+  // nothing and take no time).
+  bool stands_out = false;
+  double estimated_seconds = 0;
+  // Nothing differs: every item unchanged, the peak the same.
+  bool Quiet() const;
 };
 
 // A module one side has and the other not.

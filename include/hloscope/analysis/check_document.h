@@ -147,6 +147,11 @@ struct DocModule {
   std::vector<DocKernel> kernels;
   bool has_kernels = false;         // written with --kernels
   std::optional<DocMemory> memory;  // with XLA's buffer assignment only
+  // The module's answer (false and 0 in documents from before it): whether
+  // a finding stands out, and the call's estimated time — what orders
+  // modules in `diff`, the user's first.
+  bool stands_out = false;
+  double estimated_seconds = 0;
 
   // The copy named `instruction` in `computation` (an update's runs_on).
   const DocCopy* FindCopy(const std::string& instruction) const;

@@ -56,6 +56,12 @@ std::optional<JaxTransform> JaxTransformOf(std::string_view name);
 // when there is none. The root (the user's jit(_step)) never counts.
 std::string_view PrivateJitHelper(std::string_view op_name);
 
+// A module JAX compiled for one of its own private helpers, called outside
+// the user's jit (jax.random.normal at the top level compiles `jit__normal`,
+// a key split `jit__threefry_split`): `jit_` then a name starting with '_'.
+// Folders and diffs list these after the user's modules.
+bool IsPrivateJitModule(std::string_view module_name);
+
 }  // namespace hloscope
 
 #endif  // HLOSCOPE_ANALYSIS_JAX_OP_NAME_H_
