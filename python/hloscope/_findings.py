@@ -166,6 +166,11 @@ class Scaling:
     rewritten_by: Optional[Position] = None
     shape: str = ""
     bytes: Optional[int] = None
+    # the array is a buffer the loop works on at run-time positions: it grows with that buffer
+    grows_with_buffer: bool = False
+    # kind carry-rewrite with XLA's buffer assignment: whether XLA keeps the rewriting value in
+    # the carry's own slice (None without the dump)
+    confirmed: Optional[bool] = None
     text: str = ""
     extra: dict = field(default_factory=dict, repr=False, compare=False)
 
