@@ -9,6 +9,7 @@
 #include "hloscope/parser/dump_folder.h"
 #include "hloscope/report/check_document_reader.h"
 #include "hloscope/report/json_input.h"
+#include "hloscope/report/render_check.h"
 #include "hloscope/report/render_diff.h"
 #include "hloscope/report/wording.h"
 #include "hloscope/support/input_file.h"
@@ -29,6 +30,28 @@ Result<Json> CheckHlo(const std::string& path, const DiffRequest& request) {
   if (request.kernels) kernels = SessionKernels(session, "");
   std::string text = CheckJsonText(session.Checks(), nullptr, request.kernels ? &kernels : nullptr);
   return Json::parse(text);
+}
+
+// One side as the typed document, module by module: checked now, each
+// module's JSON tree read back and dropped (never the whole document as
+// text, nor as one tree: `diff` of two checks costs about two checks).
+Result<CheckDocument> CheckHloTyped(const std::string& path, const DiffRequest& request,
+                                    CheckDocument* into) {
+  SessionRequest r;
+  r.path = path;
+  r.use_buffer_assignment = request.use_buffer_assignment;
+  r.require_optimized = !request.allow_unoptimized;
+  r.input = request.input;
+  Result<std::unique_ptr<Session>> s = Session::Open(r);
+  if (!s.ok()) return s.error();
+  Session& session = **s;
+  std::vector<FusionSelection> kernels;
+  if (request.kernels) kernels = SessionKernels(session, "");
+  std::vector<const ModuleCheck*> checks = session.Checks();
+  for (size_t i = 0; i < checks.size(); ++i)
+    into->modules.push_back(ReadDocModule(
+        CheckModuleJson(*checks[i], request.kernels && i < kernels.size() ? &kernels[i] : nullptr)));
+  return CheckDocument{};
 }
 
 Result<Json> LoadFolder(const std::string& path, const DiffRequest& request) {
@@ -89,18 +112,56 @@ Result<Json> LoadCheckDocument(const std::string& path, const DiffRequest& reque
   return doc;
 }
 
+namespace {
+
+// A side of `diff` as the typed document: HLO and dump folders checked
+// module by module (CheckHloTyped), a saved baseline read from its JSON.
+Result<CheckDocument> LoadSide(const std::string& path, const DiffRequest& request) {
+  std::error_code ec;
+  bool folder = path != "-" && std::filesystem::is_directory(path, ec);
+  std::vector<std::string> files;
+  if (folder) {
+    Result<DumpFolder> listed = ListDumpFolder(path);
+    if (!listed.ok()) return listed.error();
+    for (const DumpModule& m : listed->modules)
+      for (const DumpHloFile& f : m.files)
+        if (f.optimized) files.push_back(f.path);
+    if (files.empty())
+      return InputDiagnostic(path,
+                             "no optimized HLO dump in this folder (XLA's *after_optimizations.txt files)");
+  } else if (path == "-") {
+    files.push_back(path);
+  } else {
+    Result<InputBytes> bytes = ReadInput(path, request.input);
+    if (!bytes.ok()) return bytes.error();
+    size_t first = bytes->text.find_first_not_of(" \t\r\n");
+    if (first != std::string_view::npos && bytes->text[first] == '{') {
+      Result<Json> doc = LoadCheckDocument(path, request);  // a saved baseline: its checks
+      if (!doc.ok()) return doc.error();
+      return ReadCheckDocument(*doc);
+    }
+    files.push_back(path);
+  }
+  CheckDocument doc;
+  for (const std::string& file : files)
+    if (Result<CheckDocument> one = CheckHloTyped(file, request, &doc); !one.ok()) return one.error();
+  return doc;
+}
+
+}  // namespace
+
 int RunDiffCommand(const DiffRequest& request, std::ostream& out, std::ostream& err) {
-  Result<Json> a = LoadCheckDocument(request.a, request);
+  Result<CheckDocument> a = LoadSide(request.a, request);
   if (!a.ok()) {
     err << a.error().Format();
     return kExitError;
   }
-  Result<Json> b = LoadCheckDocument(request.b, request);
+  Result<CheckDocument> b = LoadSide(request.b, request);
   if (!b.ok()) {
     err << b.error().Format();
     return kExitError;
   }
-  DiffResult result = DiffDocuments(ReadCheckDocument(*a), ReadCheckDocument(*b), request.filter);
+  DiffResult result = DiffDocuments(*a, *b, request.filter);
   DiffInputs inputs{request.a, request.b};
   std::vector<Violation> regressions = EvaluateDiffGates(result, request.gates, request.filter);
   bool gated = !request.gates.gates.empty();

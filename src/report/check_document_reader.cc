@@ -224,39 +224,41 @@ std::optional<DocMemory> ReadMemory(const Json& m) {
 
 CheckDocument ReadCheckDocument(const Json& doc) {
   CheckDocument out;
-  for (const Json& m : Array(doc, "modules")) {
-    DocModule d;
-    d.name = Str(m, "name");
-    d.entry = Str(m, "entry");
-    d.path = Str(m, "path");
-    d.entry_signature = Str(m, "entry_signature");
-    d.devices = Int(Field(m, "spmd"), "devices").value_or(1);
-    const Json& answer = Field(m, "answer");
-    d.stands_out = Bool(answer, "stands_out");
-    if (const Json& s = Field(Field(answer, "basis"), "estimated_seconds"); s.is_number())
-      d.estimated_seconds = s.get<double>();
-    for (const Json& p : Array(m, "parameters")) {
-      DocParameter q;
-      q.number = Int(p, "number");
-      q.name = Str(p, "name");
-      q.shape = Str(p, "shape");
-      q.bytes = Int(p, "bytes");
-      q.donated = Bool(p, "donated");
-      q.copied = Bool(p, "copied");
-      for (const Json& c : Array(p, "copies"))
-        q.copies.push_back({Str(c, "instruction"), Str(c, "computation")});
-      d.parameters.push_back(std::move(q));
-    }
-    for (const Json& c : Array(m, "copies")) d.copies.push_back(ReadCopy(c));
-    for (const Json& u : Array(m, "updates")) d.updates.push_back(ReadUpdate(u));
-    for (const Json& l : Array(m, "loops")) d.loops.push_back(ReadLoop(l));
-    for (const Json& c : Array(m, "collectives")) d.collectives.push_back(ReadCollective(c));
-    d.has_kernels = Field(m, "kernels").is_array();
-    for (const Json& k : Array(m, "kernels")) d.kernels.push_back(ReadKernel(k));
-    d.memory = ReadMemory(m);
-    out.modules.push_back(std::move(d));
-  }
+  for (const Json& m : Array(doc, "modules")) out.modules.push_back(ReadDocModule(m));
   return out;
+}
+
+DocModule ReadDocModule(const Json& m) {
+  DocModule d;
+  d.name = Str(m, "name");
+  d.entry = Str(m, "entry");
+  d.path = Str(m, "path");
+  d.entry_signature = Str(m, "entry_signature");
+  d.devices = Int(Field(m, "spmd"), "devices").value_or(1);
+  const Json& answer = Field(m, "answer");
+  d.stands_out = Bool(answer, "stands_out");
+  if (const Json& s = Field(Field(answer, "basis"), "estimated_seconds"); s.is_number())
+    d.estimated_seconds = s.get<double>();
+  for (const Json& p : Array(m, "parameters")) {
+    DocParameter q;
+    q.number = Int(p, "number");
+    q.name = Str(p, "name");
+    q.shape = Str(p, "shape");
+    q.bytes = Int(p, "bytes");
+    q.donated = Bool(p, "donated");
+    q.copied = Bool(p, "copied");
+    for (const Json& c : Array(p, "copies"))
+      q.copies.push_back({Str(c, "instruction"), Str(c, "computation")});
+    d.parameters.push_back(std::move(q));
+  }
+  for (const Json& c : Array(m, "copies")) d.copies.push_back(ReadCopy(c));
+  for (const Json& u : Array(m, "updates")) d.updates.push_back(ReadUpdate(u));
+  for (const Json& l : Array(m, "loops")) d.loops.push_back(ReadLoop(l));
+  for (const Json& c : Array(m, "collectives")) d.collectives.push_back(ReadCollective(c));
+  d.has_kernels = Field(m, "kernels").is_array();
+  for (const Json& k : Array(m, "kernels")) d.kernels.push_back(ReadKernel(k));
+  d.memory = ReadMemory(m);
+  return d;
 }
 
 }  // namespace hloscope

@@ -408,6 +408,51 @@ std::string EntrySignature(const HloModule& module) {
                      entry->root_instruction()->shape().ToString(/*print_layout=*/false));
 }
 
+namespace render_check_internal {
+
+// A module's members before its findings' arrays.
+Json ModuleHead(const ModuleCheck& m) {
+  Json head = ModuleHeaderJson(*m.module);
+  head["entry_signature"] = EntrySignature(*m.module);
+  head["headline"] = Headline(m);
+  head["answer"] = AnswerJson(m);
+  std::string growth = GrowthLine(m);
+  head["growth"] = growth.empty() ? Json(nullptr) : Json(growth);
+  head["buffer_assignment"] = m.buffer_assignment_applied ? Json(m.buffer_assignment_path) : Json(nullptr);
+  head["buffer_assignment_unused"] = !m.buffer_assignment_applied && !m.buffer_assignment_path.empty()
+                                         ? Json(m.buffer_assignment_path)
+                                         : Json(nullptr);
+  head["buffer_assignment_mismatch"] =
+      m.buffer_assignment_mismatch ? Json(*m.buffer_assignment_mismatch) : Json(nullptr);
+  head["thunks"] = ThunkCheckJson(m.thunks);
+  head["spmd"] = SpmdJson(m.spmd);
+  head["pre_partition"] = m.pre_partition_applied ? Json(m.pre_partition_path) : Json(nullptr);
+  head["memory"] = MemoryJson(m);
+  head["cost"] = CostSummaryJson(m.cost);
+  return head;
+}
+
+}  // namespace render_check_internal
+
+Json CheckModuleJson(const ModuleCheck& m, const FusionSelection* kernels) {
+  Json j = render_check_internal::ModuleHead(m);
+  Json& parameters = j["parameters"] = Json::array();
+  for (const ParameterFinding& p : m.parameters) parameters.push_back(ParameterJson(m, p));
+  Json& copies = j["copies"] = Json::array();
+  for (const CopyFinding& c : m.copies) copies.push_back(CopyJson(c));
+  Json& updates = j["updates"] = Json::array();
+  for (const UpdateFinding& u : m.updates) updates.push_back(UpdateJson(u));
+  Json& loops = j["loops"] = Json::array();
+  for (const LoopFinding& l : m.loops) loops.push_back(LoopJson(l));
+  Json& collectives = j["collectives"] = Json::array();
+  for (const CollectiveFinding& c : m.collectives) collectives.push_back(CollectiveJson(c));
+  if (kernels) {
+    Json& ks = j["kernels"] = Json::array();
+    for (size_t k = 0; k < kernels->kernels.size(); ++k) ks.push_back(KernelJson(kernels->Summary(k)));
+  }
+  return j;
+}
+
 void WriteCheckJson(const std::vector<const ModuleCheck*>& modules, const std::vector<Violation>* violations,
                     std::ostream& out, const std::vector<FusionSelection>* kernels) {
   // Streamed module by module, finding by finding: 250,000 tiny modules
@@ -420,25 +465,7 @@ void WriteCheckJson(const std::vector<const ModuleCheck*>& modules, const std::v
   for (size_t mi = 0; mi < modules.size(); ++mi) {
     const ModuleCheck* m = modules[mi];
     js.BeginObject();
-    Json head = ModuleHeaderJson(*m->module);
-    head["entry_signature"] = EntrySignature(*m->module);
-    head["headline"] = Headline(*m);
-    head["answer"] = AnswerJson(*m);
-    std::string growth = GrowthLine(*m);
-    head["growth"] = growth.empty() ? Json(nullptr) : Json(growth);
-    head["buffer_assignment"] =
-        m->buffer_assignment_applied ? Json(m->buffer_assignment_path) : Json(nullptr);
-    head["buffer_assignment_unused"] = !m->buffer_assignment_applied && !m->buffer_assignment_path.empty()
-                                           ? Json(m->buffer_assignment_path)
-                                           : Json(nullptr);
-    head["buffer_assignment_mismatch"] =
-        m->buffer_assignment_mismatch ? Json(*m->buffer_assignment_mismatch) : Json(nullptr);
-    head["thunks"] = ThunkCheckJson(m->thunks);
-    head["spmd"] = SpmdJson(m->spmd);
-    head["pre_partition"] = m->pre_partition_applied ? Json(m->pre_partition_path) : Json(nullptr);
-    head["memory"] = MemoryJson(*m);
-    head["cost"] = CostSummaryJson(m->cost);
-    js.Members(head);
+    js.Members(render_check_internal::ModuleHead(*m));
     js.Array("parameters", m->parameters, [&](const ParameterFinding& p) { return ParameterJson(*m, p); });
     js.Array("copies", m->copies, CopyJson);
     js.Array("updates", m->updates, UpdateJson);

@@ -12,6 +12,8 @@
 namespace hloscope {
 
 CheckDocument ReadCheckDocument(const Json& document);
+// One module of it (an element of "modules").
+DocModule ReadDocModule(const Json& module);
 
 }  // namespace hloscope
 

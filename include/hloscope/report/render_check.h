@@ -32,6 +32,11 @@ void RenderCheckText(const std::vector<const ModuleCheck*>& modules, const Check
 void WriteCheckJson(const std::vector<const ModuleCheck*>& modules, const std::vector<Violation>* violations,
                     std::ostream& out, const std::vector<FusionSelection>* kernels = nullptr);
 // The same document as a string.
+// One module's object of the check document, as WriteCheckJson writes it
+// (`kernels`: its kernels, as --kernels adds them), as a tree: what `diff`
+// reads back one module at a time, with no text in between.
+Json CheckModuleJson(const ModuleCheck& module, const FusionSelection* kernels);
+
 std::string CheckJsonText(const std::vector<const ModuleCheck*>& modules,
                           const std::vector<Violation>* violations = nullptr,
                           const std::vector<FusionSelection>* kernels = nullptr);
