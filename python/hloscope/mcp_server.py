@@ -13,8 +13,11 @@ with the line and a caret, which an agent reads as a tool error).
 
 What it may read: the files and folders under the roots it is started with
 (--root, the current folder when none is given); a path outside them is
-refused before anything is opened. Source lines are read from the
---source-root folders only (by default the roots), as the CLI does.
+refused before anything is opened. The files the CLI finds inside a dump
+folder or beside a module are read only if they resolve inside that folder
+(support/found_file.h), so inside the roots: a link out of a dump is never
+followed. Source lines are read from the --source-root folders only (by
+default the roots), as the CLI does.
 
 Served over stdio with the `mcp` SDK (`pip install 'hloscope[mcp]'`);
 docs/agents.md shows how to register it with an agent.

@@ -6,6 +6,8 @@
 
 #include <fstream>
 
+#include "hloscope/support/found_file.h"
+
 namespace hloscope {
 namespace {
 
@@ -14,14 +16,6 @@ std::string RealPath(const std::string& path) {
   char buf[PATH_MAX];
   if (!::realpath(path.c_str(), buf)) return "";
   return buf;
-}
-
-bool UnderSystemTree(std::string_view real) {
-  for (std::string_view sys : {"/proc", "/sys", "/dev"})
-    if (real == sys ||
-        (real.size() > sys.size() && real.substr(0, sys.size()) == sys && real[sys.size()] == '/'))
-      return true;
-  return false;
 }
 
 }  // namespace

@@ -37,6 +37,7 @@ int RunMemoryFolderCommand(const std::string& folder, const SessionRequest& base
   r.text = [&](std::ostream& o) { RenderMemoryText(modules, o); };
   r.json = [&](std::ostream& o) { WriteMemoryJson(modules, o); };
   Render(r, format, out);
+  PrintRefused(opened->dump, err);
   for (const auto& s : opened->sessions) PrintNotes(s->Notes(), err);
   return kExitOk;
 }

@@ -9,8 +9,16 @@
 #include "hloscope/app/commands.h"
 #include "hloscope/parser/dump_folder.h"
 #include "hloscope/report/render_dump_folder.h"
+#include "hloscope/support/found_file.h"
 
 namespace hloscope {
+
+void PrintRefused(const DumpFolder& dump, std::ostream& err) {
+  std::vector<SessionNote> notes;
+  for (const RefusedFile& r : dump.refused)
+    notes.push_back({SessionNote::Kind::kFoundFileRefused, r.path, 0, r.reason});
+  PrintNotes(notes, err);
+}
 
 std::optional<OpenedDumpFolder> OpenDumpFolder(const std::string& folder, const SessionRequest& base,
                                                std::ostream& err) {
@@ -32,6 +40,7 @@ std::optional<OpenedDumpFolder> OpenDumpFolder(const std::string& folder, const 
   opened.dump = std::move(listed).value();
   const DumpFolder& dump = opened.dump;
   if (dump.optimized_files() == 0) {
+    PrintRefused(dump, err);
     err << InputDiagnostic(folder,
                            dump.modules.empty()
                                ? "a folder without XLA module dumps (module_NNNN.NAME.*.txt): dump with "
@@ -52,10 +61,13 @@ std::optional<OpenedDumpFolder> OpenDumpFolder(const std::string& folder, const 
       // The listing found its module before partitioning: no second scan
       // of the folder per module.
       if (base.find_pre_partition) r.pre_partition_path = f.pre_partition;
+      r.pre_partition_found = true;
       r.find_pre_partition = false;
       Result<std::unique_ptr<Session>> s = Session::Open(r);
       if (!s.ok()) {
-        err << s.error().Format();
+        // The user named the folder, not this file: where it fails, never its text.
+        err << UnquotedFoundFileError(s.error(), "this module, found in the dump folder,").Format();
+        PrintRefused(dump, err);
         return std::nullopt;
       }
       opened.sessions.push_back(std::move(s).value());
@@ -107,6 +119,7 @@ int RunCheckFolderCommand(const std::string& folder, const SessionRequest& base,
     o << ReportHtml(all_sessions, report);
   };
   int code = WriteCheckOutput(modules, kernels, request, &titles, out, err, html, listing.str());
+  PrintRefused(dump, err);
   for (const auto& s : sessions) PrintNotes(s->Notes(), err);
   return code;
 }

@@ -12,6 +12,7 @@
 #include "hloscope/report/render_check.h"
 #include "hloscope/report/render_diff.h"
 #include "hloscope/report/wording.h"
+#include "hloscope/support/found_file.h"
 #include "hloscope/support/input_file.h"
 
 namespace hloscope {
@@ -68,7 +69,8 @@ Result<Json> LoadFolder(const std::string& path, const DiffRequest& request) {
   doc["modules"] = Json::array();
   for (const std::string& file : files) {
     Result<Json> one = CheckHlo(file, request);
-    if (!one.ok()) return one.error();
+    // The user named the folder, not this file: where it fails, never its text.
+    if (!one.ok()) return UnquotedFoundFileError(one.error(), "this module, found in the dump folder,");
     for (Json& m : (*one)["modules"]) doc["modules"].push_back(std::move(m));
   }
   return doc;

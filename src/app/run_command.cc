@@ -27,6 +27,7 @@
 #include "hloscope/parser/dump_naming.h"
 #include "hloscope/report/run_words.h"
 #include "hloscope/report/wording.h"
+#include "hloscope/support/found_file.h"
 #include "hloscope/support/human_bytes.h"
 #include "hloscope/support/output_file.h"
 #include "run_bootstrap.h"
@@ -62,17 +63,24 @@ class DumpWatcher {
     int empty = 0;
     std::error_code ec;
     std::vector<fs::path> ready;
+    std::string dir_real = ResolvedFolder(dir_.string());
     for (fs::directory_iterator it(dir_, ec), end; !ec && it != end; it.increment(ec)) {
       std::string name = it->path().filename().string();
       if (!IsOptimizedDumpName(name) || done_.count(name)) continue;
       // One that did not parse is read again only once its files change.
       if (auto f = failed_.find(name); !final && f != failed_.end() && f->second == FileSizes(it->path()))
         continue;
-      // A FIFO or a device under a dump's name would block the read.
-      if (std::error_code re; !it->is_regular_file(re)) {
+      // A FIFO or a device under a dump's name would block the read; a link
+      // out of the folder is not the program's dump (support/found_file.h).
+      if (FoundFile verdict = CheckFoundFile(it->path().string(), dir_real);
+          verdict != FoundFile::kReadable) {
         done_.insert(name);
         ++unreadable_;
-        err_ << RunMessage(RunEvent::kNotAFile, name) << "\n";
+        if (verdict == FoundFile::kOutside || verdict == FoundFile::kSystem)
+          err_ << RunMessage(RunEvent::kSkipped, name, fmt::format("not read: {}", RefusalReason(verdict)))
+               << "\n";
+        else
+          err_ << RunMessage(RunEvent::kNotAFile, name) << "\n";
         continue;
       }
       // Without dumps the program's bootstrap renames each file into place whole.
@@ -165,7 +173,8 @@ class DumpWatcher {
     }
     if (!s.ok()) {
       ++unreadable_;
-      std::string why = s.error().Format();
+      // hloscope found this file: where it fails, never its text.
+      std::string why = UnquotedFoundFileError(s.error(), "this dump").Format();
       err_ << RunMessage(RunEvent::kSkipped, path.filename().string(), why) << "\n";
       return;
     }

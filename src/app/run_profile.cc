@@ -1,5 +1,7 @@
 #include "run_profile.h"
 
+#include <fmt/format.h>
+
 #include <map>
 #include <memory>
 #include <string>
@@ -10,6 +12,7 @@
 #include "hloscope/app/session.h"
 #include "hloscope/parser/profile_trace.h"
 #include "hloscope/report/run_words.h"
+#include "hloscope/support/found_file.h"
 
 namespace hloscope {
 namespace {
@@ -42,12 +45,26 @@ void AttachRunProfile(const fs::path& profile_dir, const fs::path& dump_dir, std
   // One folder per process that compiled (the bootstrap names it by pid).
   std::vector<ProfileTrace> traces;
   std::error_code ec;
+  // Found, not named (support/found_file.h): a regular file inside the
+  // folder, and a trace that does not read is named by its place only.
+  std::string profile_real = ResolvedFolder(profile_dir.string());
   for (fs::directory_iterator it(profile_dir, ec), end; !ec && it != end; it.increment(ec)) {
     const fs::path path = NewestTrace(it->path());
     if (path.empty()) continue;
+    if (FoundFile verdict = CheckFoundFile(path.string(), profile_real); verdict != FoundFile::kReadable) {
+      if (verdict != FoundFile::kAbsent)
+        err << RunMessage(RunEvent::kBadProfile, path.string(),
+                          fmt::format("not read: {}", RefusalReason(verdict)))
+            << "\n";
+      continue;
+    }
     Result<ProfileTrace> trace = ReadProfileTrace(path.string());
     if (!trace.ok()) {
-      err << RunMessage(RunEvent::kBadProfile, path.string(), trace.error().message) << "\n";
+      const Diagnostic& d = trace.error();
+      err << RunMessage(RunEvent::kBadProfile, path.string(),
+                        d.line == 0 ? d.message
+                                    : fmt::format("it does not read at line {}, column {}", d.line, d.column))
+          << "\n";
       continue;
     }
     traces.push_back(std::move(trace).value());

@@ -1,7 +1,10 @@
 #include "hloscope/app/session.h"
 
+#include <fmt/format.h>
+
 #include "hloscope/parser/dump_naming.h"
 #include "hloscope/parser/input_kind.h"
+#include "hloscope/support/found_file.h"
 
 namespace hloscope {
 namespace {
@@ -43,6 +46,8 @@ std::optional<std::vector<bool>> DonationAskedIn(const HloModule& m, const HloMo
 
 Result<std::unique_ptr<Session>> Session::Open(SessionRequest request) {
   std::unique_ptr<Session> s(new Session());
+  // Files found beside the input that were not read (support/found_file.h).
+  std::vector<RefusedFile> refused;
   ParseOptions parse;
   parse.path = request.path.empty() ? "<input>" : request.path;
   parse.input = request.input;
@@ -75,11 +80,17 @@ Result<std::unique_ptr<Session>> Session::Open(SessionRequest request) {
       if (!ba.ok()) return ba.error();
       s->ba_ = std::move(ba).value();
     } else {
+      bool found_ba = false;
       if (ba_path.empty() && request.find_buffer_assignment && !from_text && request.path != "-")
-        if (std::optional<std::string> found = FindBufferAssignmentBeside(request.path)) ba_path = *found;
+        if (std::optional<std::string> found = FindBufferAssignmentBeside(request.path, &refused)) {
+          ba_path = *found;
+          found_ba = true;
+        }
       if (!ba_path.empty()) {
         Result<BufferAssignment> ba = ReadBufferAssignmentFile(ba_path, request.input);
-        if (!ba.ok()) return ba.error();
+        if (!ba.ok())
+          return found_ba ? UnquotedFoundFileError(ba.error(), "the buffer assignment found beside the input")
+                          : ba.error();
         s->ba_ = std::move(ba).value();
       }
     }
@@ -96,11 +107,17 @@ Result<std::unique_ptr<Session>> Session::Open(SessionRequest request) {
   }
   // XLA:GPU's thunks: like the buffer assignment, one module's.
   std::string thunk_path = request.thunk_metadata_path;
+  bool found_thunks = false;
   if (thunk_path.empty() && request.find_thunk_metadata && !from_text && request.path != "-")
-    if (std::optional<std::string> found = FindThunkMetadataBeside(request.path)) thunk_path = *found;
+    if (std::optional<std::string> found = FindThunkMetadataBeside(request.path, &refused)) {
+      thunk_path = *found;
+      found_thunks = true;
+    }
   if (!thunk_path.empty()) {
     Result<ThunkMetadata> thunks = ReadThunkMetadataFile(thunk_path, request.input);
-    if (!thunks.ok()) return thunks.error();
+    if (!thunks.ok())
+      return found_thunks ? UnquotedFoundFileError(thunks.error(), "the thunk dump found beside the input")
+                          : thunks.error();
     s->thunks_ = std::move(thunks).value();
     if (s->group_.modules.size() == 1) {
       s->check_options_.thunk_metadata = &*s->thunks_;
@@ -113,9 +130,9 @@ Result<std::unique_ptr<Session>> Session::Open(SessionRequest request) {
   // The module before SPMD partitioning: which sharding asked for each
   // re-shard. Optional: a dump that does not read or fit only says so.
   std::string pre_path = request.pre_partition_path;
-  bool given = !pre_path.empty() || request.pre_partition_text;
+  bool given = (!pre_path.empty() && !request.pre_partition_found) || request.pre_partition_text;
   if (!given && request.find_pre_partition && !from_text && request.path != "-")
-    if (std::optional<std::string> found = FindPrePartitionBeside(request.path)) pre_path = *found;
+    if (std::optional<std::string> found = FindPrePartitionBeside(request.path, &refused)) pre_path = *found;
   if (!pre_path.empty()) {
     auto note = [&](std::string detail) {
       s->notes_.push_back({SessionNote::Kind::kPrePartitionNotApplied, pre_path, 0, std::move(detail)});
@@ -128,7 +145,9 @@ Result<std::unique_ptr<Session>> Session::Open(SessionRequest request) {
                                      : ParseHloFile(pre_path, pre_parse);
     if (!pre.ok()) {
       if (given) return pre.error();
-      note(pre.error().message);
+      // Found, not named: where it fails, not what it holds.
+      const Diagnostic& d = pre.error();
+      note(d.line == 0 ? d.message : fmt::format("it does not read at line {}, column {}", d.line, d.column));
     } else if (pre->modules.size() != 1 || s->group_.modules.size() != 1) {
       note("it and the input must hold one module each");
     } else {
@@ -152,7 +171,7 @@ Result<std::unique_ptr<Session>> Session::Open(SessionRequest request) {
         BeforeOptimizationsHeader(before_path, std::move(request.before_optimizations_text), request.input);
   } else if (request.find_before_optimizations && !from_text && request.path != "-" &&
              s->group_.modules.size() == 1) {
-    if (std::optional<std::string> found = FindBeforeOptimizationsBeside(request.path)) {
+    if (std::optional<std::string> found = FindBeforeOptimizationsBeside(request.path, &refused)) {
       before_path = *found;
       before = BeforeOptimizationsHeader(before_path, std::nullopt, request.input);
     }
@@ -165,6 +184,8 @@ Result<std::unique_ptr<Session>> Session::Open(SessionRequest request) {
       }
     s->check_options_.user_mesh = SdyMeshIn(before->attribute("frontend_attributes").value_or(""));
   }
+  for (RefusedFile& r : refused)
+    s->notes_.push_back({SessionNote::Kind::kFoundFileRefused, std::move(r.path), 0, std::move(r.reason)});
   s->check_options_.source = request.source;
   s->analyses_.resize(s->group_.modules.size());
   return s;

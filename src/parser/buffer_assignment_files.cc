@@ -16,11 +16,10 @@ Result<BufferAssignment> ReadBufferAssignmentFile(const std::string& path, const
   return ParseBufferAssignment(bytes->text, path == "-" ? "<stdin>" : path);
 }
 
-std::optional<std::string> FindBufferAssignmentBeside(const std::string& hlo_path) {
-  for (const std::string& candidate : BufferAssignmentPathsFor(hlo_path)) {
-    std::error_code ec;
-    if (std::filesystem::is_regular_file(candidate, ec)) return candidate;
-  }
+std::optional<std::string> FindBufferAssignmentBeside(const std::string& hlo_path,
+                                                      std::vector<RefusedFile>* refused) {
+  for (const std::string& candidate : BufferAssignmentPathsFor(hlo_path))
+    if (AcceptFoundFile(candidate, refused)) return candidate;
   return std::nullopt;
 }
 

@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "hloscope/parser/dump_naming.h"
+#include "hloscope/support/found_file.h"
 #include "hloscope/support/input_file.h"
 
 namespace hloscope {
@@ -77,15 +78,28 @@ DumpFolder GroupDumpFolder(const std::string& path, const std::vector<DumpFolder
 Result<DumpFolder> ListDumpFolder(const std::string& path) {
   namespace fs = std::filesystem;
   std::vector<DumpFolderEntry> entries;
+  std::vector<RefusedFile> refused;
   std::error_code ec;
+  // Every file is checked against the folder's own resolved path, found once.
+  std::string real = ResolvedFolder(path);
   for (fs::directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec)) {
     std::error_code fec;
-    if (!it->is_regular_file(fec)) continue;
+    if (it->is_directory(fec)) continue;  // a folder, or a link to one: not a file of this dump
+    FoundFile verdict = CheckFoundFile(it->path().string(), real);
+    if (verdict == FoundFile::kAbsent) continue;
+    if (verdict != FoundFile::kReadable) {
+      refused.push_back({it->path().string(), std::string(RefusalReason(verdict))});
+      continue;
+    }
     uintmax_t bytes = it->file_size(fec);
     entries.push_back({it->path().filename().string(), fec ? 0 : static_cast<int64_t>(bytes)});
   }
   if (ec) return CannotOpenFile(path, ec.message());
-  return GroupDumpFolder(path, entries);
+  DumpFolder folder = GroupDumpFolder(path, entries);
+  std::sort(refused.begin(), refused.end(),
+            [](const RefusedFile& a, const RefusedFile& b) { return a.path < b.path; });
+  folder.refused = std::move(refused);
+  return folder;
 }
 
 }  // namespace hloscope

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "hloscope/support/found_file.h"
+
 namespace hloscope {
 namespace {
 
@@ -57,6 +59,16 @@ bool IsOptimizedDumpName(std::string_view file) {
   if (std::optional<DumpFileName> d = ParseDumpFileName(file)) return d->optimized;
   // hloscope run's own: PID.NNNN.NAME.after_optimizations.txt.
   return file.ends_with(kOptimizedTxt) && !file.starts_with(kPrefix) && file.find('.') < file.size();
+}
+
+bool AcceptFoundFile(const std::string& path, std::vector<RefusedFile>* refused) {
+  FoundFile verdict = CheckFoundFile(path);
+  if (verdict == FoundFile::kReadable) return true;
+  if (verdict != FoundFile::kAbsent && refused) {
+    RefusedFile r{path, std::string(RefusalReason(verdict))};
+    if (std::find(refused->begin(), refused->end(), r) == refused->end()) refused->push_back(std::move(r));
+  }
+  return false;
 }
 
 std::vector<std::string> BufferAssignmentPathsFor(const std::string& hlo_path) {
@@ -120,7 +132,8 @@ std::optional<std::string> PrePartitionModuleStem(std::string_view file) {
   return stem;
 }
 
-std::optional<std::string> FindBeforeOptimizationsBeside(const std::string& hlo_path) {
+std::optional<std::string> FindBeforeOptimizationsBeside(const std::string& hlo_path,
+                                                         std::vector<RefusedFile>* refused) {
   namespace fs = std::filesystem;
   fs::path p(hlo_path);
   std::string name = p.filename().string();
@@ -133,12 +146,12 @@ std::optional<std::string> FindBeforeOptimizationsBeside(const std::string& hlo_
     if (!d || !d->optimized) return std::nullopt;
     f = dir / (ModuleStem(*d) + std::string(kUnoptimized) + ".txt");
   }
-  std::error_code ec;
-  if (!fs::is_regular_file(f, ec)) return std::nullopt;
+  if (!AcceptFoundFile(f.string(), refused)) return std::nullopt;
   return f.string();
 }
 
-std::optional<std::string> FindPrePartitionBeside(const std::string& hlo_path) {
+std::optional<std::string> FindPrePartitionBeside(const std::string& hlo_path,
+                                                  std::vector<RefusedFile>* refused) {
   namespace fs = std::filesystem;
   fs::path p(hlo_path);
   std::string name = p.filename().string();
@@ -146,18 +159,25 @@ std::optional<std::string> FindPrePartitionBeside(const std::string& hlo_path) {
   std::error_code ec;
   if (IsFixtureHlo(name)) {
     fs::path f = dir / kFixturePrePartition;
-    if (fs::is_regular_file(f, ec)) return f.string();
+    if (AcceptFoundFile(f.string(), refused)) return f.string();
     return std::nullopt;
   }
   if (!ParseDumpFileName(name)) return std::nullopt;
   std::optional<std::string> best;
   // A dump folder holds a few files per module; bound the scan all the same.
   int64_t seen = 0;
+  std::string dir_real = ResolvedFolder(dir.string());
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end && seen < 1'000'000;
        it.increment(ec), ++seen) {
     std::string f = it->path().filename().string();
-    if (!IsPrePartitionDumpOf(f, name) || !it->is_regular_file(ec)) continue;
-    if (!best || f < fs::path(*best).filename().string()) best = it->path().string();
+    if (!IsPrePartitionDumpOf(f, name)) continue;
+    if (best && f >= fs::path(*best).filename().string()) continue;
+    FoundFile verdict = CheckFoundFile(it->path().string(), dir_real);
+    if (verdict == FoundFile::kReadable) {
+      best = it->path().string();
+    } else if (verdict != FoundFile::kAbsent && refused) {
+      refused->push_back({it->path().string(), std::string(RefusalReason(verdict))});
+    }
   }
   return best;
 }

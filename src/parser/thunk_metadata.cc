@@ -184,11 +184,10 @@ Result<ThunkMetadata> ReadThunkMetadataFile(const std::string& path, const Input
   return ParseThunkMetadata(bytes->text, path == "-" ? "<stdin>" : path);
 }
 
-std::optional<std::string> FindThunkMetadataBeside(const std::string& hlo_path) {
-  for (const std::string& candidate : ThunkMetadataPathsFor(hlo_path)) {
-    std::error_code ec;
-    if (std::filesystem::is_regular_file(candidate, ec)) return candidate;
-  }
+std::optional<std::string> FindThunkMetadataBeside(const std::string& hlo_path,
+                                                   std::vector<RefusedFile>* refused) {
+  for (const std::string& candidate : ThunkMetadataPathsFor(hlo_path))
+    if (AcceptFoundFile(candidate, refused)) return candidate;
   return std::nullopt;
 }
 

@@ -570,6 +570,8 @@ std::string NoteText(const SessionNote& n) {
     case SessionNote::Kind::kPrePartitionNotApplied:
       return fmt::format("the module before partitioning {} was not used to explain re-shards: {}",
                          Shown(n.path), Shown(n.detail));
+    case SessionNote::Kind::kFoundFileRefused:
+      return fmt::format("{} was not read: {}", Shown(n.path), Shown(n.detail));
   }
   return "";
 }

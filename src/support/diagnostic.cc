@@ -32,6 +32,9 @@ std::string CaretPad(std::string_view shown_prefix) {
 
 std::string Diagnostic::Format() const {
   if (line == 0) return fmt::format("{}: error: {}\n", Shown(path), Shown(message));
+  // A position without its line (a file hloscope found: support/found_file.h).
+  if (caret == 0 && line_text.empty())
+    return fmt::format("{}:{}:{}: error: {}\n", Shown(path), line, column, Shown(message));
   size_t before = caret > 0 ? static_cast<size_t>(caret - 1) : 0;
   before = std::min(before, line_text.size());
   std::string pad = CaretPad(Shown(line_text.substr(0, before)));

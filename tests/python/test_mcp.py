@@ -145,3 +145,49 @@ def test_a_python_that_cannot_serve_is_named(hloscope_bin):
                        env={**os.environ, "HLOSCOPE_PYTHON": "/nonexistent/python3"})
     assert r.returncode == 2
     assert r.stderr.startswith("hloscope mcp: error: cannot start /nonexistent/python3 (No such file or directory)")
+
+
+def test_no_tool_reads_a_link_out_of_the_roots_found_in_a_dump(hloscope_bin, tmp_path):
+    """docs/agents.md: nothing outside the roots is read. A dump folder inside the root whose
+    files link to a secret outside it, to /proc/self/environ (the server's environment) and to
+    another project's dump: every tool answers from the dump's own files only."""
+    root, other = tmp_path / "root", tmp_path / "other_project"
+    dump = root / "dump"
+    dump.mkdir(parents=True)
+    other.mkdir()
+    (tmp_path / "secret.txt").write_text("CI_JOB_TOKEN=hloscope-test-secret-7f3a\n")
+    fixture = os.path.join(REPO, "tests", "fixtures", "jax")
+    shutil.copy(os.path.join(fixture, "loop_read_after_write", "module.hlo.txt"),
+                other / "module_0007.jit_other.cpu_after_optimizations.txt")
+    shutil.copy(os.path.join(fixture, "loop_read_after_write", "buffer-assignment.txt"),
+                other / "module_0007.jit_other.cpu_after_optimizations-buffer-assignment.txt")
+    hlo = "module_0001.jit_step.cpu_after_optimizations.txt"
+    shutil.copy(os.path.join(fixture, "loop_dus_donated", "module.hlo.txt"), dump / hlo)
+    os.symlink(tmp_path / "secret.txt", dump / "module_0001.jit_step.before_optimizations.txt")
+    os.symlink("/proc/self/environ", dump / "module_0002.jit_env.cpu_after_optimizations.txt")
+    os.symlink(other / "module_0007.jit_other.cpu_after_optimizations-buffer-assignment.txt",
+               dump / "module_0001.jit_step.cpu_after_optimizations-buffer-assignment.txt")
+    os.symlink(other / "module_0007.jit_other.cpu_after_optimizations.txt",
+               dump / "module_0003.jit_linked.cpu_after_optimizations.txt")
+    calls = [("check", {"path": "dump"}), ("check", {"path": f"dump/{hlo}"}), ("memory", {"path": "dump"}),
+             ("memory", {"path": f"dump/{hlo}"}), ("collectives", {"path": "dump"}),
+             ("diff", {"a": "dump", "b": "dump"}), ("explain", {"path": f"dump/{hlo}"}),
+             ("cost", {"path": f"dump/{hlo}"}), ("fusions", {"path": f"dump/{hlo}"}),
+             ("scopes", {"path": f"dump/{hlo}"}), ("where", {"path": f"dump/{hlo}", "location": "x.py:1"})]
+    params = {"CI_JOB_TOKEN": "hloscope-env-secret-19c2"}
+    old = {k: os.environ.get(k) for k in params}
+    os.environ.update(params)  # the server's environment, what /proc/self/environ would give away
+    try:
+        _, results = serve(hloscope_bin, calls, "--root", str(root), cwd=str(tmp_path))
+    finally:
+        for k, v in old.items():
+            os.environ.pop(k) if v is None else os.environ.__setitem__(k, v)
+    for (name, args), r in zip(calls, results):
+        seen = r.content[0].text + json.dumps(r.structured_content or {})
+        for leaked in ("hloscope-test-secret", "hloscope-env-secret", "CI_JOB_TOKEN", "jit_other",
+                       "loop_read_after_write"):
+            assert leaked not in seen, (name, args, seen[:2000])
+        if name in ("check", "memory") and not r.is_error:
+            assert all(m["buffer_assignment"] is None for m in r.structured_content["modules"]), (name, args)
+    assert not results[0].is_error and [m["name"] for m in results[0].structured_content["modules"]] == [
+        "jit_loop_dus_donated"]

@@ -18,6 +18,7 @@ struct SessionNote {
     kThunkMetadataNotApplied,     // one module's thunk dump, an input of `count` modules
     kUndecodedAttribute,          // an attribute hloscope could not decode (`detail`: the diagnostic)
     kPrePartitionNotApplied,      // the module before partitioning was not read or not this one's (`detail`)
+    kFoundFileRefused,            // a file found beside the input or in its folder, not read (`detail`: why)
   };
   Kind kind = Kind::kBufferAssignmentNotApplied;
   std::string path;  // the dump or module concerned

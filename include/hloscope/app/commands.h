@@ -85,6 +85,8 @@ struct OpenedDumpFolder {
 };
 std::optional<OpenedDumpFolder> OpenDumpFolder(const std::string& folder, const SessionRequest& base,
                                                std::ostream& err);
+// A note per file of the folder that was not read (DumpFolder::refused).
+void PrintRefused(const DumpFolder& dump, std::ostream& err);
 // `check DIR`: a dump folder. Lists its modules (text), then checks every
 // optimized one, each with the buffer assignment beside it; gates count
 // them all. `base` is the request each file is opened with (its path and

@@ -46,6 +46,10 @@ struct SessionRequest {
   std::string pre_partition_path;
   std::optional<std::string> pre_partition_text;
   bool find_pre_partition = true;
+  // pre_partition_path was found (a dump folder's listing), not named: like
+  // one found beside `path`, a dump that does not read is a note quoting
+  // none of it, not an error.
+  bool pre_partition_found = false;
   // The donation the program asked for, one flag per entry parameter (Python
   // passes JAX's donate_argnums), else the input_output_alias and
   // buffer_donor of the module before optimization beside `path`

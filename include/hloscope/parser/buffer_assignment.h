@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "hloscope/ir/shape.h"
+#include "hloscope/parser/dump_naming.h"
 #include "hloscope/support/input_file.h"
 #include "hloscope/support/result.h"
 
@@ -135,7 +136,10 @@ Result<BufferAssignment> ReadBufferAssignmentFile(const std::string& path, const
 // module_0001.jit_f.cpu_after_optimizations.txt), and `module.hlo.txt` or
 // `as_text.hlo.txt` -> `buffer-assignment.txt` in the same folder (the
 // layout of tests/fixtures/jax). nullopt if no such file.
-std::optional<std::string> FindBufferAssignmentBeside(const std::string& hlo_path);
+// Only a regular file inside the folder is taken (support/found_file.h);
+// one refused is added to `refused`.
+std::optional<std::string> FindBufferAssignmentBeside(const std::string& hlo_path,
+                                                      std::vector<RefusedFile>* refused = nullptr);
 
 }  // namespace hloscope
 

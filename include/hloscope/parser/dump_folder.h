@@ -37,6 +37,9 @@ struct DumpFolder {
   std::string path;
   std::vector<DumpModule> modules;  // by id
   int64_t other_files = 0;          // files that are not a module's HLO text
+  // Files of the folder not read (support/found_file.h: a link out of it,
+  // into /proc, a FIFO); folders in it are skipped without a word.
+  std::vector<RefusedFile> refused;
 
   int64_t optimized_files() const;
 };
@@ -53,8 +56,9 @@ struct DumpFolderEntry {
 // module is looked up in the same listing.
 DumpFolder GroupDumpFolder(const std::string& path, const std::vector<DumpFolderEntry>& entries);
 
-// Lists the folder (not recursively; only regular files, so a FIFO or a
-// device is never opened) and groups it. An unreadable folder is an error;
+// Lists the folder (not recursively; only regular files inside it, so a
+// FIFO, a device or a link out of the folder is never opened: those are in
+// `refused`) and groups it. An unreadable folder is an error;
 // a folder without module dumps is not (`modules` is empty).
 Result<DumpFolder> ListDumpFolder(const std::string& path);
 

@@ -41,6 +41,21 @@ std::optional<DumpFileName> ParseDumpFileName(std::string_view file);
 // --no-buffer-assignment` writes (RunHloFileName).
 bool IsOptimizedDumpName(std::string_view file);
 
+// A file found beside a module or in a dump folder that was not read
+// (support/found_file.h: a link out of its folder, /proc, a FIFO): its path
+// and why, never its contents.
+struct RefusedFile {
+  std::string path;
+  std::string reason;
+  bool operator==(const RefusedFile&) const = default;
+};
+// True if the found file `path` may be read (support/found_file.h); a file
+// refused is added to `refused` (if given). Absent files are neither.
+bool AcceptFoundFile(const std::string& path, std::vector<RefusedFile>* refused);
+
+// Every Find*Beside below returns only a file that passes AcceptFoundFile
+// and adds those it refused to `refused`.
+
 // Where the buffer-assignment dump of the HLO file `hlo_path` would be, in
 // the order to try: XLA's X-buffer-assignment.txt, and a fixture's
 // buffer-assignment.txt.
@@ -68,7 +83,8 @@ std::string ModuleStem(const DumpFileName& module);
 std::optional<std::string> PrePartitionModuleStem(std::string_view file);
 // The pre-partitioning dump beside `hlo_path`, if the folder has one (the
 // first by name when the partitioner ran more than once).
-std::optional<std::string> FindPrePartitionBeside(const std::string& hlo_path);
+std::optional<std::string> FindPrePartitionBeside(const std::string& hlo_path,
+                                                  std::vector<RefusedFile>* refused = nullptr);
 
 // The module before optimization beside `hlo_path`: XLA's
 // module_NNNN.NAME.before_optimizations.txt of the same module, or a
@@ -76,7 +92,8 @@ std::optional<std::string> FindPrePartitionBeside(const std::string& hlo_path);
 // buffer_donor are the donation the program asked for; XLA drops those it
 // cannot alias (optimize_input_output_buffer_alias.cc).
 inline constexpr std::string_view kFixtureBeforeOptimizations = "before-optimizations.hlo.txt";
-std::optional<std::string> FindBeforeOptimizationsBeside(const std::string& hlo_path);
+std::optional<std::string> FindBeforeOptimizationsBeside(const std::string& hlo_path,
+                                                         std::vector<RefusedFile>* refused = nullptr);
 
 // The name `hloscope run --no-buffer-assignment` gives a module's HLO that
 // the program itself writes: PID.NNNN.NAME.after_optimizations.txt (the

@@ -23,6 +23,7 @@
 #include <string_view>
 #include <vector>
 
+#include "hloscope/parser/dump_naming.h"
 #include "hloscope/support/input_file.h"
 #include "hloscope/support/result.h"
 
@@ -49,7 +50,9 @@ Result<ThunkMetadata> ReadThunkMetadataFile(const std::string& path, const Input
 // `module_NNNN.jit_f.<backend>after_optimizations.txt` ->
 // `module_NNNN.jit_f.thunk_metadata.txt`, and `module.hlo.txt` ->
 // `thunk_metadata.txt` in the same folder (tests/fixtures/jax-gpu-*).
-std::optional<std::string> FindThunkMetadataBeside(const std::string& hlo_path);
+// Only a regular file inside the folder is taken (support/found_file.h).
+std::optional<std::string> FindThunkMetadataBeside(const std::string& hlo_path,
+                                                   std::vector<RefusedFile>* refused = nullptr);
 
 }  // namespace hloscope
 

@@ -21,7 +21,8 @@ struct Diagnostic {
   int64_t column = 0;     // 1-based, in bytes
   std::string message;    // without the "error: " prefix
   std::string line_text;  // the source line (or a window of it), no newline, raw bytes
-  int64_t caret = 0;      // 1-based position of the caret within line_text
+  int64_t caret = 0;      // 1-based position of the caret within line_text; 0 with an
+                          // empty line_text: the line is not shown
 
   // "path:line:col: error: message\n<line>\n<caret>\n" (or "path: error: ...").
   // Control characters and invalid UTF-8 from the input are escaped
