@@ -146,7 +146,10 @@ Result<CheckDocument> LoadSide(const std::string& path, const DiffRequest& reque
   }
   CheckDocument doc;
   for (const std::string& file : files)
-    if (Result<CheckDocument> one = CheckHloTyped(file, request, &doc); !one.ok()) return one.error();
+    if (Result<CheckDocument> one = CheckHloTyped(file, request, &doc); !one.ok())
+      // The user named the folder, not this file: where it fails, never its text.
+      return folder ? UnquotedFoundFileError(one.error(), "this module, found in the dump folder,")
+                    : one.error();
   return doc;
 }
 
