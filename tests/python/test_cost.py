@@ -207,7 +207,10 @@ def test_check_shows_the_same_work_as_cost(hloscope_bin, compiled):
         assert summary["per_call"][key] == full["per_call"][key], key
     top = summary["top_kernels"][0]
     assert top["instruction"] == full["kernels"][0]["instruction"]
-    assert top["loop"] == full["kernels"][0]["loops"][0] if full["kernels"][0].get("loops") else True
+    if full["kernels"][0].get("loops"):
+        assert top["loop"] == full["kernels"][0]["loops"][0]
+    else:
+        assert top["loop"] is None, top  # a kernel outside every loop names none
     looped = [k for k in summary["top_kernels"] if k["executions"] == 12]
     assert looped and all(k["loop"] for k in looped)  # the body's kernels name their loop
     assert all(k["loop"] is None for k in summary["top_kernels"] if k["executions"] == 1)

@@ -56,13 +56,23 @@ def test_whole_reads_read_four_times_the_bytes_at_four_times_the_buffer(small, h
     # so the growth is its collectives' there).
     grows_b = {(l["source"] or {}).get("text") for l in check_b["loops"] if l["scales_with_buffer"]}
     assert {line for line, _ in a} <= grows_b, (a, grows_b)
-    for key, sizes in a.items():
-        if key not in b:
-            continue
+    if os.path.basename(small).startswith("kv_decode"):
+        # The fixture's program is a KV-cache decode step: its attention reads the cache whole
+        # every iteration (tools/sharded_programs/decode.py), so the claim under test is there.
+        assert a, "a KV-cache decode step with no whole read of its cache"
+    compared = [key for key in a if key in b]
+    if a and b:
+        # Both sizes make the claim: it is about the same loops and carries, or nothing would be
+        # compared below (a key lost at one size, e.g. a loop's line, would pass unchecked).
+        assert compared, (sorted(a), sorted(b))
+    for key in compared:
+        sizes = a[key]
         assert len(sizes) == len(b[key]), (key, sizes, b[key])
         for x, y in zip(sorted(sizes), sorted(b[key])):
             assert y == pytest.approx(4 * x, rel=0.1), (key, x, y)
-    if not a or not b:
+    if not compared:
+        # No whole read at one size (most programs; TPU v5e's 4× cache: the loop's growth, asserted
+        # above, is its collectives'): no kernel's bytes to compare.
         return
     # The flagged kernels' own bytes accessed per run (XLA's rules, the cost command, not the claim)
     # grow with the buffer: at least 3× for 4× (they also read and write small arrays).
