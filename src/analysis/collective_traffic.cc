@@ -255,36 +255,83 @@ Result<CollectiveTraffic> AnalyzeCollective(const HloInstruction& instr, const S
     }
   } else {
     CollectiveDeviceList list;
-    if (std::optional<std::string_view> v = c.attribute("replica_groups")) {
-      Result<CollectiveDeviceList> decoded = ParseCollectiveDeviceList(*v);
+    std::string_view text = c.attribute("replica_groups").value_or("");
+    if (c.attribute("replica_groups")) {
+      Result<CollectiveDeviceList> decoded = ParseCollectiveDeviceList(text);
       if (!decoded.ok()) return decoded.error();
       list = std::move(*decoded);
     }
+    // The sizes, from the form: nothing written out.
+    int64_t ids = 0;  // the device ids the groups hold
     if (list.all_participants()) {
       // XLA's GetParticipatingDevicesGroups: partition ids cross-partition,
       // replica ids otherwise (global ids when flattened).
-      int64_t ids = t.mode == CollectiveGroupMode::kCrossPartition ? config.num_partitions
-                    : t.mode == CollectiveGroupMode::kFlattenedId  ? devices
-                                                                   : config.replica_count;
+      ids = t.mode == CollectiveGroupMode::kCrossPartition ? config.num_partitions
+            : t.mode == CollectiveGroupMode::kFlattenedId  ? devices
+                                                           : config.replica_count;
       if (ids < 0 || ids > kMaxExpandedDeviceIds)
         return Error(fmt::format("the collective spans {} devices, more than the limit of {}", ids,
                                  kMaxExpandedDeviceIds));
-      std::vector<int64_t> all(static_cast<size_t>(ids));
-      for (int64_t k = 0; k < ids; ++k) all[k] = k;
-      t.groups.push_back(std::move(all));
+      g = ids;
+      t.num_groups = 1;
     } else {
-      Result<std::vector<std::vector<int64_t>>> groups = ExpandDeviceGroups(list);
-      if (!groups.ok()) return groups.error();
-      t.groups = std::move(*groups);
-    }
-    for (const std::vector<int64_t>& grp : t.groups) {
-      if (grp.size() != t.groups[0].size()) t.max_over_devices = true;
-      g = std::max(g, static_cast<int64_t>(grp.size()));
+      Result<int64_t> count = CountDeviceIds(list);
+      if (!count.ok()) return count.error();
+      ids = *count;
+      if (list.form == DeviceListForm::kExplicit) {
+        for (const std::vector<int64_t>& grp : list.groups) {
+          if (grp.size() != list.groups[0].size()) t.max_over_devices = true;
+          g = std::max(g, static_cast<int64_t>(grp.size()));
+        }
+        t.num_groups = static_cast<int64_t>(list.groups.size());
+      } else if (list.form == DeviceListForm::kMeshAxes && list.mesh.maximal_device) {
+        g = 1;
+        t.num_groups = 1;
+      } else {
+        g = list.group_size();
+        t.num_groups = list.num_groups();
+      }
     }
     if (t.mode == CollectiveGroupMode::kCrossReplicaAndPartition) g = SatMul(g, config.num_partitions);
     t.group_size = g;
-    t.num_groups = static_cast<int64_t>(t.groups.size());
     t.spans_all_devices = t.num_groups == 1 && g == devices;
+
+    // The groups' ids read against the caller's mesh (the mesh form names
+    // its axes itself).
+    const bool read_ids =
+        list.form != DeviceListForm::kMeshAxes && config.mesh && config.replica_count == 1 &&
+        config.mesh->num_devices() == config.num_partitions &&
+        (t.mode == CollectiveGroupMode::kCrossPartition || t.mode == CollectiveGroupMode::kFlattenedId);
+    std::pair<std::string, CollectiveGroupMode> key;
+    std::optional<std::vector<std::string>>* known = nullptr;  // the budget's memo of these axes
+    if (read_ids && options.budget) {
+      key = {std::string(text), t.mode};
+      auto it = options.budget->axes.find(key);
+      if (it != options.budget->axes.end()) known = &it->second;
+    }
+    // Write the groups out (the explicit form's are the text's own).
+    if (options.keep_groups || (read_ids && !known)) {
+      if (list.form == DeviceListForm::kExplicit && !list.all_participants()) {
+        t.groups = std::move(list.groups);
+      } else if (options.budget && ids > options.budget->left) {
+        t.groups_written = false;
+        ++options.budget->refused;
+      } else {
+        if (options.budget) {
+          options.budget->left -= ids;
+          options.budget->written += ids;
+        }
+        if (list.all_participants()) {
+          std::vector<int64_t> all(static_cast<size_t>(ids));
+          for (int64_t k = 0; k < ids; ++k) all[k] = k;
+          t.groups.push_back(std::move(all));
+        } else {
+          Result<std::vector<std::vector<int64_t>>> groups = ExpandDeviceGroups(list);
+          if (!groups.ok()) return groups.error();
+          t.groups = std::move(*groups);
+        }
+      }
+    }
 
     // Mesh axes: from the text, or from the caller's mesh.
     if (list.form == DeviceListForm::kMeshAxes) {
@@ -292,9 +339,19 @@ Result<CollectiveTraffic> AnalyzeCollective(const HloInstruction& instr, const S
       t.mesh_axes_known = true;
     } else if (config.mesh && config.replica_count == 1 &&
                config.mesh->num_devices() == config.num_partitions) {
-      if (t.mode == CollectiveGroupMode::kCrossPartition || t.mode == CollectiveGroupMode::kFlattenedId) {
-        if (std::optional<std::vector<AxisRef>> axes = MeshAxesOfGroups(t.groups, *config.mesh)) {
-          for (const AxisRef& a : *axes) t.mesh_axes.push_back(AxisRefToString(a, *config.mesh));
+      if (read_ids) {
+        std::optional<std::vector<std::string>> names;
+        if (known) {
+          names = *known;
+        } else if (t.groups_written) {
+          if (std::optional<std::vector<AxisRef>> axes = MeshAxesOfGroups(t.groups, *config.mesh)) {
+            names.emplace();
+            for (const AxisRef& a : *axes) names->push_back(AxisRefToString(a, *config.mesh));
+          }
+          if (options.budget) options.budget->axes.emplace(key, names);
+        }
+        if (names) {
+          t.mesh_axes = std::move(*names);
           t.mesh_axes_known = true;
         }
       } else if (t.mode == CollectiveGroupMode::kCrossReplicaAndPartition) {
@@ -303,6 +360,7 @@ Result<CollectiveTraffic> AnalyzeCollective(const HloInstruction& instr, const S
         t.mesh_axes_known = true;
       }
     }
+    if (!options.keep_groups) t.groups = {};
   }
 
   // Bytes.

@@ -338,11 +338,11 @@ void Explain(const CheckContext& ctx, CollectiveFinding* f, const HloInstruction
 }
 
 // The mesh the mesh-form replica groups name, when they all name the same.
-void ModuleMesh(const std::vector<CollectiveTraffic>& traffic, SpmdFacts* spmd) {
+void ModuleMesh(const std::vector<const HloInstruction*>& collectives, SpmdFacts* spmd) {
   std::optional<std::vector<std::pair<std::string, int64_t>>> mesh;
-  for (const CollectiveTraffic& t : traffic) {
-    if (!t.collective) continue;
-    std::optional<std::string_view> groups = t.collective->attribute("replica_groups");
+  for (const HloInstruction* collective : collectives) {
+    if (!collective) continue;
+    std::optional<std::string_view> groups = collective->attribute("replica_groups");
     if (!groups || !groups->starts_with("mesh")) continue;
     Result<CollectiveDeviceList> list = ParseCollectiveDeviceList(*groups);
     if (!list.ok() || list->mesh.axes.empty()) continue;
@@ -497,7 +497,12 @@ void FindCollectives(const CheckContext& ctx, ModuleCheck* out) {
   }
   out->spmd.replica_count = cfg.replica_count;
   out->spmd.num_partitions = cfg.num_partitions;
-  std::vector<CollectiveTraffic> all;
+  // The collectives counted: their instructions only (what ModuleMesh
+  // reads), never their groups written out.
+  std::vector<const HloInstruction*> all;
+  // One budget of device ids written out for the module's collectives
+  // (only to read groups written as ids against the user's mesh).
+  DeviceIdBudget budget;
   const ExecutionCounts& counts = ctx.counts();
   // The chains that have a start kernel; the chains already counted.
   std::set<std::string> started, counted_chains;
@@ -530,14 +535,15 @@ void FindCollectives(const CheckContext& ctx, ModuleCheck* out) {
         }
       // The data's bytes, not the TPU tiles' padding: what the collective
       // moves whatever its layout (and what the oracle counts).
-      Result<CollectiveTraffic> t = AnalyzeCollective(*instr, cfg, {.padded_sizes = false});
+      Result<CollectiveTraffic> t =
+          AnalyzeCollective(*instr, cfg, {.padded_sizes = false, .keep_groups = false, .budget = &budget});
       if (!t.ok()) {
         out->undecoded.push_back(
             AttributeDiagnostic(module, instr->attribute("replica_groups").value_or(""), t.error()).Format());
         continue;
       }
       if (t->part == CollectivePart::kDone || t->part == CollectivePart::kUpdate) continue;
-      all.push_back(*t);
+      all.push_back(t->collective);
       CollectiveFinding f;
       // A fused collective is counted at the fusion that runs it.
       const HloInstruction* counted = instr;
@@ -588,6 +594,7 @@ void FindCollectives(const CheckContext& ctx, ModuleCheck* out) {
     }
   }
   ModuleMesh(all, &out->spmd);
+  out->collectives_past_id_budget = budget.refused;
   std::stable_sort(out->collectives.begin(), out->collectives.end(),
                    [](const CollectiveFinding& a, const CollectiveFinding& b) {
                      return a.total_bytes.value_or(INT64_MAX) > b.total_bytes.value_or(INT64_MAX);

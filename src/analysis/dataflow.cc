@@ -267,7 +267,7 @@ Step ForwardStep(const HloInstruction* user, int64_t k, const ShapeIndex& index,
 void CollectUses(const HloInstruction* instr, const ShapeIndex& index, std::vector<HloUse>* uses, int depth,
                  ForwardWalk* walk, OperandNumbers* numbers) {
   if (!walk->Enter(instr, index, depth)) return;
-  for (const HloInstruction* user : instr->users()) {
+  auto visit = [&](const HloInstruction* user) {
     auto at = [&](int64_t k) {
       Step step = ForwardStep(user, k, index, Follow::kValue);
       if (step.use) uses->push_back({user, k, index});
@@ -276,11 +276,18 @@ void CollectUses(const HloInstruction* instr, const ShapeIndex& index, std::vect
     };
     if (numbers) {
       numbers->ForEach(user, instr, at);
-      continue;
+      return;
     }
     for (int64_t k = 0; k < user->operand_count(); ++k)
       if (user->operand(k) == instr) at(k);
+  };
+  // With `numbers`, a tuple's get-tuple-elements of other elements are
+  // skipped unseen (ForwardStep gives them neither a use nor a next step).
+  if (numbers) {
+    numbers->ForEachUser(instr, index, visit);
+    return;
   }
+  for (const HloInstruction* user : instr->users()) visit(user);
 }
 
 }  // namespace

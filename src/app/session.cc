@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "hloscope/analysis/collective_traffic.h"
 #include "hloscope/parser/dump_naming.h"
 #include "hloscope/parser/input_kind.h"
 #include "hloscope/support/found_file.h"
@@ -207,6 +208,15 @@ std::vector<SessionNote> Session::Notes() const {
         out.push_back({SessionNote::Kind::kUndecodedAttribute,
                        "a collective of " + std::string(a->check.module->name()) + " is not counted", 0,
                        d.substr(0, d.find('\n'))});
+    if (a && a->check.collectives_past_id_budget > 0)
+      out.push_back(
+          {SessionNote::Kind::kUndecodedAttribute,
+           fmt::format("the replica groups of {} collectives of {} were not read against the mesh",
+                       a->check.collectives_past_id_budget, a->check.module->name()),
+           0,
+           fmt::format("past the budget of {} device ids written out per module; their mesh axes are "
+                       "unknown",
+                       kModuleDeviceIdBudget)});
   }
   return out;
 }

@@ -139,6 +139,36 @@ Result<std::vector<std::vector<int64_t>>> ExpandDeviceGroups(const CollectiveDev
   return InputDiagnostic("", "unknown replica group form");
 }
 
+Result<int64_t> CountDeviceIds(const CollectiveDeviceList& list, int64_t max_ids) {
+  switch (list.form) {
+    case DeviceListForm::kExplicit: {
+      int64_t total = 0;
+      for (const std::vector<int64_t>& g : list.groups) total = SatAdd(total, static_cast<int64_t>(g.size()));
+      if (total > max_ids)
+        return InputDiagnostic(
+            "",
+            fmt::format("the replica groups hold {} device ids, more than the limit of {}", total, max_ids));
+      return total;
+    }
+    case DeviceListForm::kIota: {
+      if (list.iota.dims.size() != 2) return InputDiagnostic("", "iota replica groups need 2 dimensions");
+      const int64_t n = list.iota.num_elements();
+      // Devices() checks the count before it allocates: its error, unallocated.
+      if (n > max_ids) return list.iota.Devices(max_ids).error();
+      return n;
+    }
+    case DeviceListForm::kMeshAxes: {
+      if (list.mesh.maximal_device) return 1;
+      const int64_t n = list.mesh.num_devices();
+      // Likewise DeviceGroupsAlongAxes: the mesh's size first. (Its other
+      // checks, SplitMesh's, passed when the list was parsed.)
+      if (n > max_ids) return DeviceGroupsAlongAxes(list.mesh, list.axes, max_ids).error();
+      return n;
+    }
+  }
+  return InputDiagnostic("", "unknown replica group form");
+}
+
 std::vector<std::string> MeshAxisNames(const CollectiveDeviceList& list) {
   std::vector<std::string> names;
   if (list.form != DeviceListForm::kMeshAxes) return names;

@@ -4,6 +4,7 @@
 // copied from real JAX dumps, decode errors as values, hostile sizes.
 #include "hloscope/analysis/collective_traffic.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "hloscope/ir/name_index.h"
@@ -142,6 +143,60 @@ ENTRY %e (p: f32[32,32]) -> f32[32,32] {
   // A mesh of another size says nothing.
   config_.mesh = IotaMesh({{"a", 4}});
   EXPECT_FALSE(T("iota").mesh_axes_known);
+}
+
+// Replica groups naming 2^20 devices in a few bytes
+// (tools/gen_hostile_bounds.py replica-groups): the sizes come from the
+// form, never written out, and what is written out (to read ids against the
+// user's mesh) comes from one budget per module, each form once.
+TEST_F(CollectiveTrafficTest, HugeGroupsAreSizesNotIds) {
+  std::string body = "ENTRY %e (p: f32[8]) -> f32[8] {\n  %p = f32[8]{0} parameter(0)\n";
+  const char* forms[] = {"[1,1048576]<=[1048576]", "mesh['x'=1024,'y'=1024] {'x'}"};
+  for (int i = 0; i < 2; ++i)
+    body += fmt::format(
+        "  %f{} = f32[8]{{0}} all-reduce(%p), channel_id=1, replica_groups={}, use_global_device_ids=true, "
+        "to_apply=%add\n",
+        i, forms[i]);
+  // 40 collectives over 20 distinct iota forms of 2^20 ids, each twice.
+  for (int i = 0; i < 40; ++i)
+    body += fmt::format(
+        "  %d{} = f32[8]{{0}} all-reduce(%p), channel_id=1, replica_groups=[{},{}]<=[1048576], "
+        "use_global_device_ids=true, to_apply=%add\n",
+        i, 1 << (i % 20), 1048576 >> (i % 20));
+  body += "  ROOT %r = f32[8]{0} copy(%p)\n}\n";
+  Parse("HloModule m, num_partitions=1048576", body);
+  DeviceIdBudget budget;
+  const CollectiveTrafficOptions sizes_only{.keep_groups = false, .budget = &budget};
+  for (const char* name : {"f0", "f1"}) {
+    Result<CollectiveTraffic> t = AnalyzeCollective(I(name), config_, sizes_only);
+    ASSERT_TRUE(t.ok()) << t.error().Format();
+    EXPECT_EQ(t->num_groups * t->group_size, 1048576) << name;
+    EXPECT_TRUE(t->groups.empty());
+  }
+  Result<CollectiveTraffic> f1 = AnalyzeCollective(I("f1"), config_, sizes_only);
+  EXPECT_EQ(f1->group_size, 1024);
+  EXPECT_EQ(f1->num_groups, 1024);
+  EXPECT_EQ(budget.written, 0);  // no mesh to read ids against: nothing written out
+  // Against the user's mesh: each distinct form written out once, until
+  // the module's budget is spent; the sizes stay known past it.
+  config_.mesh = IotaMesh({{"x", 1024}, {"y", 1024}});
+  int known = 0;
+  for (int i = 0; i < 40; ++i) {
+    Result<CollectiveTraffic> t = AnalyzeCollective(I(fmt::format("d{}", i)), config_, sizes_only);
+    ASSERT_TRUE(t.ok()) << t.error().Format();
+    EXPECT_EQ(t->group_size, 1048576 >> (i % 20));
+    EXPECT_EQ(t->num_groups, 1 << (i % 20));
+    EXPECT_TRUE(t->groups.empty());
+    known += t->mesh_axes_known;
+  }
+  EXPECT_EQ(budget.written, kModuleDeviceIdBudget);  // 16 forms of 2^20 ids
+  EXPECT_EQ(budget.refused, 8);                      // the other 4 forms, twice each
+  EXPECT_EQ(known, 32);
+  // Without a budget, each call writes out what it reads, as it always did.
+  CollectiveTraffic d0 = T("d0");
+  EXPECT_EQ(d0.groups.size(), 1u);
+  EXPECT_EQ(d0.groups[0].size(), 1048576u);
+  EXPECT_TRUE(d0.mesh_axes_known);
 }
 
 TEST_F(CollectiveTrafficTest, AsyncPairsCountedAtTheStart) {

@@ -65,6 +65,7 @@
 #define HLOSCOPE_ANALYSIS_COLLECTIVE_TRAFFIC_H_
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -102,8 +103,10 @@ struct CollectiveTraffic {
   int64_t num_groups = 0;  // 0 for permutes
   // The groups as the attribute gives them (ids in the mode's id space; `{}`
   // written out as one group of every participant). Empty for
-  // collective-permute, which has `pairs` instead.
+  // collective-permute, which has `pairs` instead, and unless
+  // CollectiveTrafficOptions::keep_groups.
   std::vector<std::vector<int64_t>> groups;
+  bool groups_written = true;  // false: left unwritten, past CollectiveTrafficOptions::budget
   std::vector<SourceTargetPair> pairs;
   bool spans_all_devices = false;  // one group of replica_count * num_partitions devices
   // The mesh axes each group varies along, most major first (`b`,
@@ -122,10 +125,36 @@ struct CollectiveTraffic {
   bool max_over_devices = false;          // devices differ; the busiest one is reported
 };
 
+// Device ids one module's collectives may write out together
+// (FindCollectives): a replica group form names up to kMaxExpandedDeviceIds
+// in a few bytes (`[1,1048576]<=[1048576]`), so a per-call limit alone lets
+// 1,000 short lines cost 8 GB.
+inline constexpr int64_t kModuleDeviceIdBudget = int64_t{16} << 20;
+
+// Shared by the AnalyzeCollective calls of one module (one SpmdConfig):
+// the ids they may still write out, and the mesh axes already read for
+// each (replica_groups text, group mode), so a form a module repeats over
+// thousands of collectives is written out and read once.
+struct DeviceIdBudget {
+  int64_t left = kModuleDeviceIdBudget;
+  int64_t written = 0;  // device ids written out so far
+  int64_t refused = 0;  // calls whose groups were left unwritten: the budget was spent
+  std::map<std::pair<std::string, CollectiveGroupMode>, std::optional<std::vector<std::string>>> axes;
+};
+
 struct CollectiveTrafficOptions {
   // Arrays as the buffer assignment sizes them, tile padding included (true),
   // or by their elements only (false: the data, whatever its layout).
   bool padded_sizes = true;
+  // Keep the groups written out in CollectiveTraffic::groups. False: the
+  // sizes only (group_size, num_groups: never written out); the ids are
+  // written out only to read them against SpmdConfig::mesh, then dropped.
+  bool keep_groups = true;
+  // nullptr: each call writes out up to kMaxExpandedDeviceIds. Given, the
+  // iota and `{}` forms are written out only while it lasts (the explicit
+  // form is the text's own); past it `groups` stays empty, groups_written
+  // false, and the mesh axes of groups whose text names none unknown.
+  DeviceIdBudget* budget = nullptr;
 };
 
 // A collective that is a kernel of its own: a synchronous collective, or the
@@ -141,6 +170,8 @@ std::optional<CollectiveFamily> CollectiveFamilyOf(const HloInstruction& instr);
 // replica_groups/source_target_pairs/channel_id attribute that does not
 // decode (the decoder's message and position within the value; place it in
 // the file with AttributeDiagnostic), groups past kMaxExpandedDeviceIds.
+// The sizes come from the form, never from the groups written out: memory
+// and time per call are bounded by the text and, with a budget, per module.
 Result<CollectiveTraffic> AnalyzeCollective(const HloInstruction& instr, const SpmdConfig& config,
                                             const CollectiveTrafficOptions& options = {});
 

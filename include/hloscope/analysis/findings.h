@@ -426,6 +426,10 @@ class ModuleCheck {
   // A collective attribute that does not decode (replica groups ...): the
   // diagnostic; the collective is left out.
   std::vector<std::string> undecoded;
+  // Collectives whose replica groups were not read against the user's mesh:
+  // the module's budget of device ids written out (kModuleDeviceIdBudget)
+  // was spent; their mesh axes are unknown, everything else counted.
+  int64_t collectives_past_id_budget = 0;
   std::optional<ThunkCheck> thunks;  // a GPU thunk dump was given or found
   // The memory by the buffer assignment, when one of this module's was
   // applied (analysis/memory_usage.h).

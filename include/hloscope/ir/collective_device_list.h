@@ -16,7 +16,8 @@
 //
 // The parser keeps these as text and never rejects a malformed one; the
 // decoders here report it as an error value. Expansion into explicit groups
-// is bounded by kMaxExpandedDeviceIds.
+// is bounded by kMaxExpandedDeviceIds; the sizes (num_groups, group_size,
+// CountDeviceIds) never need it.
 //
 // What a group's ids mean depends on the group mode (GroupModeFor): replica
 // ids, partition ids, or global ids = replica * num_partitions + partition.
@@ -73,6 +74,13 @@ Result<CollectiveDeviceList> ParseCollectiveDeviceList(std::string_view text);
 // (collective_traffic.h does). An error past `max_ids` ids in all.
 Result<std::vector<std::vector<int64_t>>> ExpandDeviceGroups(const CollectiveDeviceList& list,
                                                              int64_t max_ids = kMaxExpandedDeviceIds);
+
+// How many device ids ExpandDeviceGroups would write out (0 for `{}`),
+// without writing them: the same errors, past `max_ids`, and nothing
+// allocated. num_groups() and group_size() then hold for the iota and mesh
+// forms whatever their size: analyses need the groups written out only to
+// read their ids.
+Result<int64_t> CountDeviceIds(const CollectiveDeviceList& list, int64_t max_ids = kMaxExpandedDeviceIds);
 
 // The axis names of a kMeshAxes list as written (`b`, `a:(1)2`); empty for
 // the other forms, whose axes are only known against a mesh
