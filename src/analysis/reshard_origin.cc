@@ -128,6 +128,30 @@ namespace {
 
 using ByOpName = std::multimap<std::string_view, const HloInstruction*>;
 
+// The origin of a re-shard: `consumer` (sharded `cs`) wants operand `k`,
+// `y` (sharded `ys`), otherwise; whether the caller fixed either sharding.
+CollectiveCauseFacts::Origin MakeOrigin(const HloModule& pre, InstructionAt consumer, const Decoded& cs,
+                                        const HloInstruction* y, int64_t k, const Decoded& ys,
+                                        const SourceOptions& source, bool constraint, bool output) {
+  CollectiveCauseFacts::Origin o;
+  o.consumer_shards = Shards(*cs.sharding, consumer.instruction->shape());
+  o.consumer = std::move(consumer);
+  o.operand = {y, ResolveSource(pre, *y, source)};
+  o.operand_number = k;
+  o.consumer_sharding = std::string(cs.text);
+  o.operand_sharding = std::string(ys.text);
+  o.operand_shards = Shards(*ys.sharding, y->shape());
+  if (y->opcode() == HloOpcode::kParameter && y->parent() == pre.entry_computation())
+    o.operand_parameter = y->parameter_number();
+  o.consumer_is_constraint = constraint;
+  o.consumer_is_output = output;
+  if (output) o.output_sharding_given = Given(pre, "allow_spmd_sharding_propagation_to_output", 0);
+  if (o.operand_parameter)
+    o.parameter_sharding_given =
+        Given(pre, "allow_spmd_sharding_propagation_to_parameters", *o.operand_parameter);
+  return o;
+}
+
 // The one (consumer, operand) pair of `pre` named `op_name` at `line` whose
 // shardings differ where the consumer keeps its operand's; nullopt when
 // there is none or more than one.
@@ -150,24 +174,8 @@ std::optional<CollectiveCauseFacts::Origin> OriginNamed(const HloModule& pre, co
       if (!ys.sharding || SameSharding(*xs.sharding, *ys.sharding)) continue;
       if (found && !(found->consumer.instruction == x && found->operand.instruction == y))
         return std::nullopt;
-      CollectiveCauseFacts::Origin o;
-      o.consumer = {x, x_source};
-      o.operand = {y, ResolveSource(pre, *y, source)};
-      o.operand_number = k;
-      o.consumer_sharding = std::string(xs.text);
-      o.operand_sharding = std::string(ys.text);
-      o.consumer_shards = Shards(*xs.sharding, x->shape());
-      o.operand_shards = Shards(*ys.sharding, y->shape());
-      if (y->opcode() == HloOpcode::kParameter && y->parent() == pre.entry_computation())
-        o.operand_parameter = y->parameter_number();
-      o.consumer_is_constraint = IsConstraint(*x);
-      o.consumer_is_output = x->parent() == pre.entry_computation() && x->is_root();
-      if (o.consumer_is_output)
-        o.output_sharding_given = Given(pre, "allow_spmd_sharding_propagation_to_output", 0);
-      if (o.operand_parameter)
-        o.parameter_sharding_given =
-            Given(pre, "allow_spmd_sharding_propagation_to_parameters", *o.operand_parameter);
-      found = std::move(o);
+      bool output = x->parent() == pre.entry_computation() && x->is_root();
+      found = MakeOrigin(pre, {x, x_source}, xs, y, k, ys, source, IsConstraint(*x), output);
     }
   }
   return found;
@@ -232,26 +240,12 @@ std::optional<CollectiveCauseFacts::Origin> PropagatedOrigin(const HloModule& pr
     if (!from) continue;
     if (found) return std::nullopt;  // two candidates: say nothing
     const HloInstruction* y = x->operand(differ.front());
-    Decoded ys = ShardingOf(*y);
-    CollectiveCauseFacts::Origin o;
-    o.consumer = {from, ResolveSource(pre, *from, source)};
-    o.propagated_to = {x, x_source};
-    o.operand = {y, ResolveSource(pre, *y, source)};
-    o.operand_number = differ.front();
-    o.consumer_sharding = std::string(xs.text);
-    o.operand_sharding = std::string(ys.text);
-    o.consumer_shards = Shards(*xs.sharding, x->shape());
-    o.operand_shards = Shards(*ys.sharding, y->shape());
-    if (y->opcode() == HloOpcode::kParameter && y->parent() == pre.entry_computation())
-      o.operand_parameter = y->parameter_number();
-    o.consumer_is_constraint = IsConstraint(*from);
-    o.consumer_is_output = !o.consumer_is_constraint;
-    if (o.consumer_is_output)
-      o.output_sharding_given = Given(pre, "allow_spmd_sharding_propagation_to_output", 0);
-    if (o.operand_parameter)
-      o.parameter_sharding_given =
-          Given(pre, "allow_spmd_sharding_propagation_to_parameters", *o.operand_parameter);
-    found = std::move(o);
+    // The sharding is `x`'s, propagated from `from` (which has it too).
+    bool constraint = IsConstraint(*from);
+    found = MakeOrigin(pre, {from, ResolveSource(pre, *from, source)}, xs, y, differ.front(), ShardingOf(*y),
+                       source, constraint, !constraint);
+    found->consumer_shards = Shards(*xs.sharding, x->shape());
+    found->propagated_to = {x, x_source};
   }
   return found;
 }

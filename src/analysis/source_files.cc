@@ -1,7 +1,5 @@
 #include "hloscope/analysis/source_files.h"
 
-#include <limits.h>
-#include <stdlib.h>
 #include <sys/stat.h>
 
 #include <fstream>
@@ -9,16 +7,6 @@
 #include "hloscope/support/found_file.h"
 
 namespace hloscope {
-namespace {
-
-// The canonical path (symbolic links resolved), or "" if it does not exist.
-std::string RealPath(const std::string& path) {
-  char buf[PATH_MAX];
-  if (!::realpath(path.c_str(), buf)) return "";
-  return buf;
-}
-
-}  // namespace
 
 SourceFiles::SourceFiles(std::vector<std::string> roots) : roots_(std::move(roots)) {
   if (roots_.empty()) roots_.push_back(".");

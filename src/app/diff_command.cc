@@ -18,7 +18,13 @@
 namespace hloscope {
 namespace {
 
-Result<Json> CheckHlo(const std::string& path, const DiffRequest& request) {
+// One input checked as `diff` checks it, with its kernels when asked for.
+struct CheckedSide {
+  std::unique_ptr<Session> session;
+  std::vector<FusionSelection> kernels;
+};
+
+Result<CheckedSide> CheckSide(const std::string& path, const DiffRequest& request) {
   SessionRequest r;
   r.path = path;
   r.use_buffer_assignment = request.use_buffer_assignment;
@@ -26,36 +32,36 @@ Result<Json> CheckHlo(const std::string& path, const DiffRequest& request) {
   r.input = request.input;
   Result<std::unique_ptr<Session>> s = Session::Open(r);
   if (!s.ok()) return s.error();
-  Session& session = **s;
-  std::vector<FusionSelection> kernels;
-  if (request.kernels) kernels = SessionKernels(session, "");
-  std::string text = CheckJsonText(session.Checks(), nullptr, request.kernels ? &kernels : nullptr);
+  CheckedSide side{std::move(s).value(), {}};
+  if (request.kernels) side.kernels = SessionKernels(*side.session, "");
+  return side;
+}
+
+Result<Json> CheckHlo(const std::string& path, const DiffRequest& request) {
+  Result<CheckedSide> side = CheckSide(path, request);
+  if (!side.ok()) return side.error();
+  std::string text =
+      CheckJsonText(side->session->Checks(), nullptr, request.kernels ? &side->kernels : nullptr);
   return Json::parse(text);
 }
 
 // One side as the typed document, module by module: checked now, each
 // module's JSON tree read back and dropped (never the whole document as
 // text, nor as one tree: `diff` of two checks costs about two checks).
-Result<CheckDocument> CheckHloTyped(const std::string& path, const DiffRequest& request,
-                                    CheckDocument* into) {
-  SessionRequest r;
-  r.path = path;
-  r.use_buffer_assignment = request.use_buffer_assignment;
-  r.require_optimized = !request.allow_unoptimized;
-  r.input = request.input;
-  Result<std::unique_ptr<Session>> s = Session::Open(r);
-  if (!s.ok()) return s.error();
-  Session& session = **s;
-  std::vector<FusionSelection> kernels;
-  if (request.kernels) kernels = SessionKernels(session, "");
-  std::vector<const ModuleCheck*> checks = session.Checks();
+// Appends to `into`; the error, if the input does not check.
+std::optional<Diagnostic> CheckHloTyped(const std::string& path, const DiffRequest& request,
+                                        CheckDocument* into) {
+  Result<CheckedSide> side = CheckSide(path, request);
+  if (!side.ok()) return side.error();
+  std::vector<const ModuleCheck*> checks = side->session->Checks();
   for (size_t i = 0; i < checks.size(); ++i)
-    into->modules.push_back(ReadDocModule(
-        CheckModuleJson(*checks[i], request.kernels && i < kernels.size() ? &kernels[i] : nullptr)));
-  return CheckDocument{};
+    into->modules.push_back(ReadDocModule(CheckModuleJson(
+        *checks[i], request.kernels && i < side->kernels.size() ? &side->kernels[i] : nullptr)));
+  return std::nullopt;
 }
 
-Result<Json> LoadFolder(const std::string& path, const DiffRequest& request) {
+// The optimized modules of a dump folder (what its `check` reads).
+Result<std::vector<std::string>> OptimizedFiles(const std::string& path) {
   Result<DumpFolder> folder = ListDumpFolder(path);
   if (!folder.ok()) return folder.error();
   std::vector<std::string> files;
@@ -65,9 +71,15 @@ Result<Json> LoadFolder(const std::string& path, const DiffRequest& request) {
   if (files.empty())
     return InputDiagnostic(path,
                            "no optimized HLO dump in this folder (XLA's *after_optimizations.txt files)");
+  return files;
+}
+
+Result<Json> LoadFolder(const std::string& path, const DiffRequest& request) {
+  Result<std::vector<std::string>> files = OptimizedFiles(path);
+  if (!files.ok()) return files.error();
   Json doc = JsonEnvelope("check");
   doc["modules"] = Json::array();
-  for (const std::string& file : files) {
+  for (const std::string& file : *files) {
     Result<Json> one = CheckHlo(file, request);
     // The user named the folder, not this file: where it fails, never its text.
     if (!one.ok()) return UnquotedFoundFileError(one.error(), "this module, found in the dump folder,");
@@ -123,14 +135,9 @@ Result<CheckDocument> LoadSide(const std::string& path, const DiffRequest& reque
   bool folder = path != "-" && std::filesystem::is_directory(path, ec);
   std::vector<std::string> files;
   if (folder) {
-    Result<DumpFolder> listed = ListDumpFolder(path);
+    Result<std::vector<std::string>> listed = OptimizedFiles(path);
     if (!listed.ok()) return listed.error();
-    for (const DumpModule& m : listed->modules)
-      for (const DumpHloFile& f : m.files)
-        if (f.optimized) files.push_back(f.path);
-    if (files.empty())
-      return InputDiagnostic(path,
-                             "no optimized HLO dump in this folder (XLA's *after_optimizations.txt files)");
+    files = std::move(listed).value();
   } else if (path == "-") {
     files.push_back(path);
   } else {
@@ -146,10 +153,9 @@ Result<CheckDocument> LoadSide(const std::string& path, const DiffRequest& reque
   }
   CheckDocument doc;
   for (const std::string& file : files)
-    if (Result<CheckDocument> one = CheckHloTyped(file, request, &doc); !one.ok())
+    if (std::optional<Diagnostic> error = CheckHloTyped(file, request, &doc))
       // The user named the folder, not this file: where it fails, never its text.
-      return folder ? UnquotedFoundFileError(one.error(), "this module, found in the dump folder,")
-                    : one.error();
+      return folder ? UnquotedFoundFileError(*error, "this module, found in the dump folder,") : *error;
   return doc;
 }
 

@@ -10,12 +10,6 @@
 namespace hloscope {
 namespace {
 
-std::string RealPath(const std::string& path) {
-  char buf[PATH_MAX];
-  if (!::realpath(path.c_str(), buf)) return "";
-  return buf;
-}
-
 bool Under(std::string_view real, std::string_view tree) {
   return real == tree || (real.size() > tree.size() && real.substr(0, tree.size()) == tree &&
                           (tree.back() == '/' || real[tree.size()] == '/'));
@@ -29,6 +23,12 @@ bool UnderProcOrSys(std::string_view real) { return Under(real, "/proc") || Unde
 
 bool UnderSystemTree(std::string_view real) {
   return Under(real, "/proc") || Under(real, "/sys") || Under(real, "/dev");
+}
+
+std::string RealPath(const std::string& path) {
+  char buf[PATH_MAX];
+  if (!::realpath(path.c_str(), buf)) return "";
+  return buf;
 }
 
 std::string ResolvedFolder(const std::string& folder) { return RealPath(folder.empty() ? "." : folder); }

@@ -113,3 +113,28 @@ def xla_copy_shapes(hlo_text: str, arrays_only: bool = True):
             continue
         shapes.append(shape)
     return collections.Counter(shapes)
+
+
+def inspect_one(fn, *args, **jit_kwargs):
+    """`fn` jitted with `jit_kwargs`, compiled by JAX and checked by hloscope.inspect: (the compiled
+    executable, XLA's truth; the one module's report)."""
+    import warnings
+
+    import jax
+
+    import hloscope
+    jitted = jax.jit(fn, **jit_kwargs)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # JAX's "Some donated buffers were not usable"
+        compiled = jitted.lower(*args).compile()
+        report = hloscope.inspect(jitted, *args)
+    assert len(report.modules) == 1
+    return compiled, report.modules[0]
+
+
+def top_finding(module):
+    """The answer's first finding; fails when the answer has none."""
+    answer = module.answer
+    assert answer is not None
+    assert answer["findings"], "the answer has no finding at all"
+    return answer["findings"][0]

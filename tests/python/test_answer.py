@@ -14,21 +14,7 @@ import pytest
 import hloscope
 
 
-def _inspect(fn, *args, **jit_kwargs):
-    jitted = jax.jit(fn, **jit_kwargs)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # JAX's "Some donated buffers were not usable"
-        compiled = jitted.lower(*args).compile()
-        report = hloscope.inspect(jitted, *args)
-    assert len(report.modules) == 1
-    return compiled, report.modules[0]
-
-
-def _top(module):
-    answer = module.answer
-    assert answer is not None
-    assert answer["findings"], "the answer has no finding at all"
-    return answer["findings"][0]
+from conftest import inspect_one as _inspect, top_finding as _top  # noqa: E402
 
 
 def _peak(compiled):

@@ -39,6 +39,9 @@ FoundFile CheckFoundFile(const std::string& file);
 // `folder` with links resolved ("" if it does not exist).
 std::string ResolvedFolder(const std::string& folder);
 
+// The canonical path (symbolic links resolved), or "" if it does not exist.
+std::string RealPath(const std::string& path);
+
 // True for /proc, /sys and /dev and what is under them (a resolved path).
 bool UnderSystemTree(std::string_view real);
 
